@@ -1,0 +1,23 @@
+package io.gpdedup.plugin.api;
+
+import java.util.List;
+import java.util.Map;
+
+/** What a plugin executable is: its name, the options it accepts, and how to open its backend. */
+public interface PluginDefinition {
+    /** The executable's name, e.g. {@code gpbackup_localfs_plugin}; also the key of its secret in gpbackup's .encrypt file. */
+    String name();
+
+    default String version() {
+        return BuildInfo.release();
+    }
+
+    List<OptionSpec> options();
+
+    StorageBackend open(PluginOptions options, PluginLog log);
+
+    /** Plugin-specific commands beyond API 0.5.0 (e.g. replicate_backup), each taking CFG first. */
+    default Map<String, ExtraCommand> extraCommands() {
+        return Map.of();
+    }
+}

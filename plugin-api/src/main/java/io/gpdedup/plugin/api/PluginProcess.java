@@ -1,0 +1,23 @@
+package io.gpdedup.plugin.api;
+
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+
+/** The {@code main} of a plugin executable: real stdin/stdout/stderr around one {@link CommandDispatcher} call. */
+public final class PluginProcess {
+    private PluginProcess() {
+    }
+
+    public static void main(PluginDefinition plugin, String[] args) {
+        PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true);
+        OutputStream out = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
+        // stdout carries restored bytes: nothing else may ever print there.
+        System.setOut(err);
+        int status = new CommandDispatcher(plugin).run(args, new FileInputStream(FileDescriptor.in), out, err);
+        System.exit(status);
+    }
+}

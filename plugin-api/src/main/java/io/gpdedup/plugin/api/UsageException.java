@@ -1,0 +1,10 @@
+package io.gpdedup.plugin.api;
+
+/** Wrong command or argument count: the dispatcher prints usage and exits with status 2. */
+public final class UsageException extends PluginException {
+    private static final long serialVersionUID = 1L;
+
+    public UsageException(String message) {
+        super(message);
+    }
+}
