@@ -1,0 +1,31 @@
+package io.gpdedup.store.engine;
+
+import io.gpdedup.store.Fingerprint;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One backup stream in flight. Every chunk it has been told is present, and every chunk it has put,
+ * is protected from garbage collection until the lease is committed or closed; closing without a
+ * commit abandons the object (nothing becomes visible).
+ */
+public interface BackupLease extends AutoCloseable {
+    /** For each fingerprint, whether the unit lacks it; present ones are pinned for this lease. */
+    boolean[] missing(Fingerprint[] fingerprints);
+
+    /**
+     * Appends a chunk. The payload must decode (per codec) to {@code rawLength} bytes whose SHA-256
+     * is {@code fingerprint}. A chunk already present is accepted and not stored twice.
+     */
+    void put(Fingerprint fingerprint, Codec codec, int rawLength, byte[] payload);
+
+    /**
+     * Makes {@code objectName} visible with this recipe once every chunk it references is durable
+     * (fsyncs of concurrent commits are batched). Completes exceptionally if a referenced chunk is
+     * neither stored nor pinned, or if the store cannot make it durable. Replaces an existing object
+     * of the same name.
+     */
+    CompletableFuture<Void> commit(String objectName, Recipe recipe);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,30 @@
+package io.gpdedup.store.engine;
+
+import io.gpdedup.store.Fingerprint;
+import java.util.List;
+import java.util.Optional;
+
+/** One tenant's namespace: its own chunks, index and recipes. Thread-safe. */
+public interface StorageUnit {
+    String name();
+
+    BackupLease beginBackup();
+
+    Optional<Recipe> recipe(String objectName);
+
+    /** Reads a chunk; throws {@link StoreException} if it is missing or its record fails its checksum. */
+    StoredChunk read(Fingerprint fingerprint);
+
+    /** Objects whose names start with {@code prefix} (empty = all), sorted by name. */
+    List<ObjectInfo> list(String prefix);
+
+    /** Removes objects whose names start with {@code prefix}; returns how many. Chunks go at the next GC. */
+    int deleteObjects(String prefix);
+
+    GcReport collectGarbage();
+
+    /** Re-reads and re-hashes every chunk, checks every recipe resolves and every stream hash. */
+    VerifyReport verify();
+
+    UnitStats stats();
+}
