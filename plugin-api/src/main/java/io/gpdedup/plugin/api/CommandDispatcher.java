@@ -173,8 +173,7 @@ public final class CommandDispatcher {
 
     /** Writes next to the target and renames, so a failed restore never leaves a partial file behind. */
     private static long writeLocalFile(StoredData data, Path local) throws IOException {
-        Path dir = local.toAbsolutePath().getParent();
-        Path tmp = Files.createTempFile(dir, "." + local.getFileName() + ".", ".restoring");
+        Path tmp = SiblingFile.createFor(local, "restoring");
         try {
             try (OutputStream fileOut = Files.newOutputStream(tmp)) {
                 data.writeTo(fileOut);

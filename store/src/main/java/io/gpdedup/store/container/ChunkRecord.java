@@ -1,0 +1,72 @@
+package io.gpdedup.store.container;
+
+import io.gpdedup.store.Fingerprint;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * One chunk record as laid out in a container: magic, fingerprint, codec id, raw length, stored
+ * length, payload, CRC-32C over everything before it.
+ */
+public record ChunkRecord(Fingerprint fingerprint, int codecId, int rawLength, byte[] payload) {
+    public static final int MAGIC = 0x43484B31; // "CHK1"
+    public static final int HEADER_BYTES = 45;
+    /** Header plus trailing CRC: a record is {@code OVERHEAD + payload length} bytes. */
+    public static final int OVERHEAD = HEADER_BYTES + 4;
+
+    public int encodedLength() {
+        return OVERHEAD + payload.length;
+    }
+
+    public byte[] encode() {
+        ByteBuffer b = ByteBuffer.allocate(encodedLength());
+        b.putInt(MAGIC);
+        fingerprint.copyTo(b.array(), 4);
+        b.position(4 + Fingerprint.LENGTH);
+        b.put((byte) codecId);
+        b.putInt(rawLength);
+        b.putInt(payload.length);
+        b.put(payload);
+        b.putInt(crc(b.array(), HEADER_BYTES + payload.length));
+        return b.array();
+    }
+
+    /**
+     * Parses a whole record; throws {@link CorruptRecordException} if its magic, lengths or CRC are wrong.
+     */
+    public static ChunkRecord decode(byte[] rec) {
+        if (rec.length < OVERHEAD) {
+            throw new CorruptRecordException("record of " + rec.length + " bytes is shorter than its header");
+        }
+        ByteBuffer b = ByteBuffer.wrap(rec);
+        if (b.getInt(0) != MAGIC) {
+            throw new CorruptRecordException("bad record magic");
+        }
+        int stored = b.getInt(41);
+        if (stored != rec.length - OVERHEAD) {
+            throw new CorruptRecordException("stored length " + stored + " does not match the record size " + rec.length);
+        }
+        if (b.getInt(HEADER_BYTES + stored) != crc(rec, HEADER_BYTES + stored)) {
+            throw new CorruptRecordException("record checksum mismatch");
+        }
+        byte[] payload = new byte[stored];
+        System.arraycopy(rec, HEADER_BYTES, payload, 0, stored);
+        return new ChunkRecord(Fingerprint.of(rec, 4), rec[36] & 0xff, b.getInt(37), payload);
+    }
+
+    /** The stored length a header claims, or -1 when the header is not a record header. */
+    static int storedLengthFromHeader(byte[] header) {
+        ByteBuffer b = ByteBuffer.wrap(header);
+        if (b.getInt(0) != MAGIC) {
+            return -1;
+        }
+        int stored = b.getInt(41);
+        return stored < 0 ? -1 : stored;
+    }
+
+    static int crc(byte[] data, int len) {
+        CRC32C c = new CRC32C();
+        c.update(data, 0, len);
+        return (int) c.getValue();
+    }
+}
