@@ -1,0 +1,42 @@
+package io.gpdedup.plugin.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class RemoteNameTest {
+    @Test
+    void takesOnlyTheLastFourComponents() {
+        RemoteName a = RemoteName.fromLocalPath("/data/gpseg0/backups/20261123/20261123045500/gpbackup_0_20261123045500_16384");
+        RemoteName b = RemoteName.fromLocalPath("/other/cluster/seg7/backups/20261123/20261123045500/gpbackup_0_20261123045500_16384");
+        assertEquals(a, b);
+        assertEquals("backups/20261123/20261123045500/gpbackup_0_20261123045500_16384", a.path());
+        assertEquals("20261123045500", a.timestamp().value());
+    }
+
+    @Test
+    void acceptsPluginTestShPseudoTimestamps() {
+        RemoteName n = RemoteName.fromLocalPath("/tmp/testseg/backups/99999998/99999998765432/testdata_99999998765432.txt");
+        assertEquals("99999998", n.timestamp().dateDirectory());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "", "relative/backups/20261123/20261123045500/f", "/backups/20261123/20261123045500/f/..",
+        "/d/backups/20261123/20261123045500/../f", "/d/../backups/20261123/20261123045500/f",
+        "/d/backup/20261123/20261123045500/f", "/d/backups/2026112/20261123045500/f", "/d/backups/20261123/2026112304550/f",
+        "/d/backups/20261124/20261123045500/f", "/d/backups/20261123/20261123045500/", "/d/backups/20261123/20261123045500/.",
+        "/backups/20261123/20261123045500", "/d/backups/20261123/2026112304550x/f", "/d/backups/20261123/20261123045500/a\0b"})
+    void rejectsEverythingElse(String path) {
+        assertThrows(PluginException.class, () -> RemoteName.fromLocalPath(path));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"2026112304550", "202611230455001", "abcdefghijklmn", "2026-11-23 0455", ""})
+    void timestampsAreExactlyFourteenDigits(String ts) {
+        assertThrows(PluginException.class, () -> BackupTimestamp.parse(ts));
+    }
+}

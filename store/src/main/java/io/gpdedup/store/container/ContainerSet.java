@@ -1,0 +1,228 @@
+package io.gpdedup.store.container;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The containers of one unit: which exist, which one takes appends, which have writes not yet
+ * fsynced. Appends, rollovers and removals are serialized by the caller (the unit's write lock);
+ * lookups by id and reads are safe from any thread.
+ */
+public final class ContainerSet implements Closeable {
+    /** Where an appended record went. */
+    public record Placement(int container, long offset) {
+    }
+
+    /** Containers to fsync, and whether the directory needs one (a container was created). */
+    public record Dirty(List<Container> containers, boolean directory) {
+    }
+
+    private final Path dir;
+    private final long containerSize;
+    private final long capacity;
+    private final Map<Integer, Container> byId = new ConcurrentHashMap<>();
+    private Container active;
+    private int nextId = 1;
+    private final Set<Container> dirty = new HashSet<>(); // guarded by this
+    private boolean dirDirty; // guarded by this
+
+    private ContainerSet(Path dir, long containerSize, long capacity) {
+        this.dir = dir;
+        this.containerSize = containerSize;
+        this.capacity = capacity;
+    }
+
+    /**
+     * Opens every container in {@code dir} (creating the directory). Leftover temp files and
+     * containers too short to hold a header (created, then a crash) are deleted. A container with
+     * a bad header is left in place, unopened, and reported through {@code problems}.
+     */
+    public static ContainerSet open(Path dir, long containerSize, long capacity, List<String> problems) throws IOException {
+        Files.createDirectories(dir);
+        ContainerSet set = new ContainerSet(dir, containerSize, capacity);
+        boolean changed = false;
+        int maxId = 0;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) {
+                String f = p.getFileName().toString();
+                int id = Container.idOf(f);
+                if (f.endsWith(".tmp")) {
+                    Files.deleteIfExists(p);
+                    changed = true;
+                    continue;
+                }
+                if (id < 0) {
+                    continue;
+                }
+                maxId = Math.max(maxId, id);
+                if (Files.size(p) < Container.HEADER_BYTES) {
+                    Files.delete(p);
+                    changed = true;
+                    continue;
+                }
+                try {
+                    set.byId.put(id, Container.open(p, id));
+                } catch (CorruptRecordException e) {
+                    problems.add(e.getMessage());
+                }
+            }
+        }
+        set.nextId = maxId + 1;
+        if (changed) {
+            FileSync.syncDirectory(dir);
+        }
+        return set;
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    public Container get(int id) {
+        return byId.get(id);
+    }
+
+    /** Every open container, by id. */
+    public List<Container> all() {
+        List<Container> list = new ArrayList<>(byId.values());
+        list.sort(Comparator.comparingInt(Container::id));
+        return list;
+    }
+
+    public int count() {
+        return byId.size();
+    }
+
+    /** Bytes in every container file. */
+    public long totalBytes() {
+        long sum = 0;
+        for (Container c : byId.values()) {
+            sum += c.size();
+        }
+        return sum;
+    }
+
+    /** Makes {@code c} the container that takes appends (used after recovery to keep filling the last one). */
+    public void resume(Container c) {
+        if (c.size() < containerSize) {
+            active = c;
+        }
+    }
+
+    /** The id of the container taking appends, or 0 if the next append starts a new one. */
+    public int activeId() {
+        return active == null ? 0 : active.id();
+    }
+
+    /** Appends a record to the active container, rolling over when it is full. */
+    public Placement append(byte[] record) throws IOException {
+        boolean roll = active == null || (active.size() + record.length > containerSize && active.size() > Container.HEADER_BYTES);
+        long growth = record.length + (roll ? Container.HEADER_BYTES : 0);
+        if (capacity > 0 && totalBytes() + growth > capacity) {
+            throw new CapacityExceededException("needs " + growth + " more bytes, " + totalBytes() + " of " + capacity + " used");
+        }
+        if (roll) {
+            active = create();
+        }
+        long offset = active.append(record);
+        synchronized (this) {
+            dirty.add(active);
+        }
+        return new Placement(active.id(), offset);
+    }
+
+    /** A new, empty container that is not the active one (garbage collection copies into it). */
+    public Container create() throws IOException {
+        Container c = Container.create(dir, nextId++);
+        byId.put(c.id(), c);
+        synchronized (this) {
+            dirDirty = true;
+            dirty.add(c);
+        }
+        return c;
+    }
+
+    /** Stops appending to the current container; the next append starts a new one. */
+    public void seal() {
+        active = null;
+    }
+
+    /** Takes (and clears) the set of containers written since their last fsync. */
+    public synchronized Dirty takeDirty() {
+        Dirty d = new Dirty(new ArrayList<>(dirty), dirDirty);
+        dirty.clear();
+        dirDirty = false;
+        return d;
+    }
+
+    /** Puts back what a failed fsync did not make durable. */
+    public synchronized void returnDirty(Dirty d) {
+        dirty.addAll(d.containers());
+        dirDirty |= d.directory();
+    }
+
+    /** Fsyncs the given containers and, if asked, the directory. Removed containers are skipped. */
+    public void sync(Dirty d) throws IOException {
+        for (Container c : d.containers()) {
+            if (byId.get(c.id()) == c && c.isOpen()) {
+                c.force();
+            }
+        }
+        if (d.directory()) {
+            FileSync.syncDirectory(dir);
+        }
+    }
+
+    /** Closes and deletes a container; the caller fsyncs the directory. */
+    public void remove(int id) throws IOException {
+        Container c = byId.remove(id);
+        if (c == null) {
+            return;
+        }
+        if (active == c) {
+            active = null;
+        }
+        synchronized (this) {
+            dirty.remove(c);
+        }
+        c.close();
+        Files.deleteIfExists(c.path());
+    }
+
+    /** Ids that exist and how long each is: what an index snapshot covers once they are fsynced. */
+    public Map<Integer, Long> lengths() {
+        Map<Integer, Long> m = new java.util.TreeMap<>();
+        for (Container c : byId.values()) {
+            m.put(c.id(), c.size());
+        }
+        return m;
+    }
+
+    @Override
+    public void close() throws IOException {
+        IOException first = null;
+        for (Container c : byId.values()) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

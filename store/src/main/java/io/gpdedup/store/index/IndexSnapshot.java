@@ -1,0 +1,127 @@
+package io.gpdedup.store.index;
+
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.container.FileSync;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
+import java.util.zip.CheckedOutputStream;
+
+/**
+ * The index saved at clean shutdown (docs/format.md, section 4): a cache, never the truth. A
+ * snapshot that fails its checksum is treated as absent, and the caller rescans the containers.
+ */
+public final class IndexSnapshot {
+    private static final long MAGIC = 0x475044494E445831L; // "GPDINDX1"
+
+    /** A loaded snapshot: the index, and how far into each container it reaches. */
+    public record Loaded(ChunkIndex index, Map<Integer, Long> covered) {
+    }
+
+    private IndexSnapshot() {
+    }
+
+    /** Writes durably (temp, fsync, rename, fsync dir). The covered lengths must already be fsynced. */
+    public static void write(Path file, ChunkIndex index, Map<Integer, Long> covered) throws IOException {
+        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+        CRC32C crc = new CRC32C();
+        try (OutputStream fos = Files.newOutputStream(temp);
+             CheckedOutputStream cos = new CheckedOutputStream(new BufferedOutputStream(fos, 1 << 16), crc);
+             DataOutputStream out = new DataOutputStream(cos)) {
+            out.writeLong(MAGIC);
+            out.writeInt(covered.size());
+            for (Map.Entry<Integer, Long> e : covered.entrySet()) {
+                out.writeInt(e.getKey());
+                out.writeLong(e.getValue());
+            }
+            out.writeLong(index.size());
+            IOException[] failure = new IOException[1];
+            index.forEach((slot, container, offset, length) -> {
+                if (failure[0] != null) {
+                    return;
+                }
+                try {
+                    out.write(index.fingerprintAt(slot).toBytes());
+                    out.writeInt(container);
+                    out.writeInt((int) offset);
+                    out.writeInt(length);
+                } catch (IOException e) {
+                    failure[0] = e;
+                }
+            });
+            if (failure[0] != null) {
+                throw failure[0];
+            }
+            out.flush();
+            int sum = (int) crc.getValue();
+            out.writeInt(sum);
+            out.flush();
+        }
+        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        FileSync.syncDirectory(file.getParent());
+    }
+
+    /** Reads a snapshot; null if it is missing, truncated or fails its checksum. */
+    public static Loaded read(Path file) throws IOException {
+        CRC32C crc = new CRC32C();
+        try (InputStream fis = Files.newInputStream(file);
+             CheckedInputStream cis = new CheckedInputStream(new BufferedInputStream(fis, 1 << 16), crc);
+             DataInputStream in = new DataInputStream(cis)) {
+            if (in.readLong() != MAGIC) {
+                return null;
+            }
+            int k = in.readInt();
+            if (k < 0) {
+                return null;
+            }
+            Map<Integer, Long> covered = new HashMap<>();
+            for (int i = 0; i < k; i++) {
+                covered.put(in.readInt(), in.readLong());
+            }
+            long e = in.readLong();
+            if (e < 0 || e > Integer.MAX_VALUE) {
+                return null;
+            }
+            ChunkIndex index = new ChunkIndex();
+            byte[] fp = new byte[Fingerprint.LENGTH];
+            for (long i = 0; i < e; i++) {
+                in.readFully(fp);
+                int container = in.readInt();
+                long offset = in.readInt() & 0xffffffffL;
+                int length = in.readInt();
+                Long cov = covered.get(container);
+                if (cov == null || offset + length > cov || length <= 0) {
+                    return null;
+                }
+                index.insert(Fingerprint.of(fp), container, offset, length);
+            }
+            int expected = (int) crc.getValue();
+            if (in.readInt() != expected || in.read() != -1) {
+                return null;
+            }
+            return new Loaded(index, covered);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (EOFException | IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package io.gpdedup.store.protocol;
+
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.GcReport;
+import io.gpdedup.store.engine.ObjectInfo;
+import io.gpdedup.store.engine.StoredChunk;
+import io.gpdedup.store.engine.UnitStats;
+import io.gpdedup.store.engine.VerifyReport;
+import java.util.List;
+
+/** Messages the server sends (docs/protocol.md section 4). */
+public sealed interface Reply extends Message {
+
+    record Ok() implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.OK;
+        }
+    }
+
+    record HelloOk(int version, int maxFrameLength, int maxBatch) implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.HELLO_OK;
+        }
+    }
+
+    record AuthOk() implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.AUTH_OK;
+        }
+    }
+
+    record LeaseGranted(long lease) implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.LEASE;
+        }
+    }
+
+    /** {@code missing[i]} answers the i-th fingerprint asked. */
+    record MissingBitmap(boolean[] missing) implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.MISSING_BITMAP;
+        }
+    }
+
+    /** One part of a recipe; every part repeats the total length and stream hash. */
+    record RecipePart(long totalLength, byte[] streamSha256, List<ChunkRef> refs) implements Reply {
+        public RecipePart {
+            if (streamSha256.length != Fingerprint.LENGTH) {
+                throw new IllegalArgumentException("a stream SHA-256 is " + Fingerprint.LENGTH + " bytes");
+            }
+            refs = List.copyOf(refs);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.RECIPE;
+        }
+    }
+
+    record NotFound() implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.NOT_FOUND;
+        }
+    }
+
+    record ChunksPart(List<StoredChunk> chunks) implements Reply {
+        public ChunksPart {
+            chunks = List.copyOf(chunks);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CHUNKS;
+        }
+    }
+
+    record ObjectsPart(List<ObjectInfo> objects) implements Reply {
+        public ObjectsPart {
+            objects = List.copyOf(objects);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.OBJECTS;
+        }
+    }
+
+    record Count(long count) implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.COUNT;
+        }
+    }
+
+    record Stats(UnitStats stats) implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.STATS_REPLY;
+        }
+    }
+
+    record VerifyResult(VerifyReport report) implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.VERIFY_REPLY;
+        }
+    }
+
+    record GcResult(GcReport report) implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.GC_REPLY;
+        }
+    }
+
+    record Error(ErrorCode code, String message) implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.ERROR;
+        }
+    }
+}

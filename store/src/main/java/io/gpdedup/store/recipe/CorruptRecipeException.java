@@ -1,0 +1,10 @@
+package io.gpdedup.store.recipe;
+
+/** A recipe file failed its structural or checksum check. */
+public final class CorruptRecipeException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public CorruptRecipeException(String message) {
+        super(message);
+    }
+}

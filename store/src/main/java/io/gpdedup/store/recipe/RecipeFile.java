@@ -1,0 +1,84 @@
+package io.gpdedup.store.recipe;
+
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.Recipe;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/** The bytes of one recipe file (docs/format.md, section 3). */
+public final class RecipeFile {
+    private static final long MAGIC = 0x4750445243503031L; // "GPDRCP01"
+    private static final int ENTRY_BYTES = Fingerprint.LENGTH + 4;
+
+    /** A decoded recipe file. */
+    public record Contents(String name, long committedAtMillis, Recipe recipe) {
+    }
+
+    private RecipeFile() {
+    }
+
+    public static byte[] encode(String name, long committedAtMillis, Recipe recipe) {
+        byte[] n = name.getBytes(StandardCharsets.UTF_8);
+        if (recipe.streamSha256().length != Fingerprint.LENGTH) {
+            throw new IllegalArgumentException("the stream SHA-256 must be " + Fingerprint.LENGTH + " bytes");
+        }
+        int count = recipe.chunks().size();
+        ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(66L + n.length + (long) ENTRY_BYTES * count));
+        b.putLong(MAGIC).putShort((short) n.length).put(n);
+        b.putLong(recipe.totalLength()).putLong(committedAtMillis).put(recipe.streamSha256()).putInt(count);
+        byte[] fp = new byte[Fingerprint.LENGTH];
+        for (ChunkRef c : recipe.chunks()) {
+            c.fingerprint().copyTo(fp, 0);
+            b.put(fp).putInt(c.length());
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, b.position());
+        b.putInt((int) crc.getValue());
+        return b.array();
+    }
+
+    public static Contents decode(byte[] data) throws CorruptRecipeException {
+        if (data.length < 66) {
+            throw new CorruptRecipeException("recipe file of " + data.length + " bytes is too short");
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(data, 0, data.length - 4);
+        ByteBuffer b = ByteBuffer.wrap(data);
+        if (b.getInt(data.length - 4) != (int) crc.getValue()) {
+            throw new CorruptRecipeException("recipe checksum mismatch");
+        }
+        try {
+            if (b.getLong() != MAGIC) {
+                throw new CorruptRecipeException("bad recipe magic");
+            }
+            byte[] n = new byte[b.getShort() & 0xffff];
+            b.get(n);
+            long total = b.getLong();
+            long committedAt = b.getLong();
+            byte[] sha = new byte[Fingerprint.LENGTH];
+            b.get(sha);
+            int count = b.getInt();
+            if (count < 0 || (long) count * ENTRY_BYTES != b.remaining() - 4L) {
+                throw new CorruptRecipeException("recipe chunk count " + count + " does not match its size");
+            }
+            List<ChunkRef> refs = new ArrayList<>(count);
+            byte[] fp = new byte[Fingerprint.LENGTH];
+            for (int i = 0; i < count; i++) {
+                b.get(fp);
+                int len = b.getInt();
+                if (len < 0) {
+                    throw new CorruptRecipeException("negative chunk length in recipe");
+                }
+                refs.add(new ChunkRef(Fingerprint.of(fp), len));
+            }
+            return new Contents(new String(n, StandardCharsets.UTF_8), committedAt, new Recipe(refs, total, sha));
+        } catch (BufferUnderflowException | IllegalArgumentException e) {
+            throw new CorruptRecipeException("malformed recipe: " + e.getMessage());
+        }
+    }
+}
