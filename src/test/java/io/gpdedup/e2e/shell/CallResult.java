@@ -39,9 +39,24 @@ public record CallResult(String commandLine, int exitCode, byte[] stdout, long s
 
     @Override
     public String toString() {
-        String out = stdout == null ? "(streamed)" : abbreviate(stdoutText());
+        String out = stdout == null ? "(streamed)" : printable(stdout);
         return "bash -c \"" + commandLine + "\" exited " + exitCode + "; stdout " + stdoutBytes + " bytes " + out + "; stderr: "
                 + abbreviate(stderr) + (stdinError == null ? "" : "; stdin: " + stdinError);
+    }
+
+    /** The start of stdout with control and non-ASCII bytes escaped, so binary data stays readable in a report. */
+    private static String printable(byte[] b) {
+        StringBuilder sb = new StringBuilder("[");
+        int n = Math.min(b.length, 300);
+        for (int i = 0; i < n; i++) {
+            int c = b[i] & 0xff;
+            if (c == '\n' || (c >= 0x20 && c < 0x7f)) {
+                sb.append((char) c);
+            } else {
+                sb.append(String.format("\\x%02x", c));
+            }
+        }
+        return sb.append(b.length > n ? "...]" : "]").toString();
     }
 
     private static String abbreviate(String s) {

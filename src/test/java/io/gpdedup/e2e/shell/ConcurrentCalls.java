@@ -13,7 +13,10 @@ public final class ConcurrentCalls {
     private ConcurrentCalls() {
     }
 
-    /** Runs every task at once (one thread each) and returns results in task order. */
+    /**
+     * Runs every task at once (one thread each) and returns results in task order. Waits for all of
+     * them even when one fails, so no plugin process outlives the test that started it.
+     */
     public static <T> List<T> all(List<Callable<T>> tasks) {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, tasks.size()));
         try {
@@ -22,20 +25,26 @@ public final class ConcurrentCalls {
                 futures.add(pool.submit(t));
             }
             List<T> results = new ArrayList<>();
+            Throwable first = null;
             for (Future<T> f : futures) {
-                results.add(f.get());
+                try {
+                    results.add(f.get());
+                } catch (ExecutionException e) {
+                    first = first == null ? e.getCause() : first;
+                }
+            }
+            if (first instanceof AssertionError a) {
+                throw a;
+            }
+            if (first != null) {
+                throw new AssertionError("concurrent plugin call failed: " + first, first);
             }
             return results;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof AssertionError a) {
-                throw a;
-            }
-            throw new AssertionError("concurrent plugin call failed: " + e.getCause(), e.getCause());
         } finally {
-            pool.shutdownNow();
+            pool.shutdown();
         }
     }
 }

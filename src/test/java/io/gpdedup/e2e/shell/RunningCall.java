@@ -64,6 +64,20 @@ public final class RunningCall {
         process.destroyForcibly();
     }
 
+    /** Waits for the process to end by itself (e.g. after a signal) with stdin still open. */
+    public void awaitExit() {
+        try {
+            if (!process.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("plugin did not exit within " + LIMIT_SECONDS + " s: " + commandLine);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            throw new AssertionError("interrupted waiting for " + commandLine, e);
+        }
+    }
+
     /** Feeds {@code in} (if any), closes stdin and waits for exit and for both output pipes to drain. */
     public CallResult finish(InputStream in) {
         try (OutputStream o = process.getOutputStream()) {
@@ -98,9 +112,7 @@ public final class RunningCall {
         try (InputStream in = from) {
             int n;
             while ((n = in.read(buf)) >= 0) {
-                synchronized (to) {
-                    to.write(buf, 0, n);
-                }
+                to.write(buf, 0, n);
             }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);

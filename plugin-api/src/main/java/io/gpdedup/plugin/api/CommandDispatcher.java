@@ -12,6 +12,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Runs one plugin command as gpbackup issues it: {@code <exe> <command> [args...]}. All argument
@@ -33,6 +34,18 @@ public final class CommandDispatcher {
      * @param err stderr: silent on success
      */
     public int run(String[] args, InputStream in, OutputStream out, PrintStream err) {
+        return run(args, null, PluginConfig::load, in, out, err);
+    }
+
+    /**
+     * Runs a call on behalf of another process (the host agent serves many callers from one JVM):
+     * relative path arguments resolve against the caller's {@code workingDirectory} rather than this
+     * JVM's, and configs come from {@code configs}, which may cache them.
+     *
+     * @param workingDirectory absolute; {@code null} leaves relative paths relative to this JVM
+     */
+    public int run(String[] args, Path workingDirectory, Function<Path, PluginConfig> configs,
+            InputStream in, OutputStream out, PrintStream err) {
         PluginLog log = null;
         String command = args.length == 0 ? "" : args[0];
         try {
@@ -53,11 +66,11 @@ public final class CommandDispatcher {
             }
             Shape shape = Shape.of(command, plugin);
             expectArgs(args, shape.min, shape.max);
-            PluginConfig config = PluginConfig.load(Paths.get(args[1]));
+            PluginConfig config = configs.apply(path(workingDirectory, args[1]));
             PluginOptions options = PluginOptions.validate(config, plugin.name(), plugin.options());
             log = PluginLog.forOptions(plugin.name(), options);
             long started = System.nanoTime();
-            String result = execute(command, Arrays.asList(args).subList(2, args.length), options, log, in, out);
+            String result = execute(command, Arrays.asList(args).subList(2, args.length), workingDirectory, options, log, in, out);
             out.flush();
             log.info(command + " " + String.join(" ", Arrays.asList(args).subList(2, args.length)) + ": " + result
                     + " in " + (System.nanoTime() - started) / 1_000_000 + " ms");
@@ -80,8 +93,8 @@ public final class CommandDispatcher {
         }
     }
 
-    private String execute(String command, List<String> a, PluginOptions options, PluginLog log, InputStream in, OutputStream out)
-            throws IOException {
+    private String execute(String command, List<String> a, Path cwd, PluginOptions options, PluginLog log, InputStream in,
+            OutputStream out) throws IOException {
         ExtraCommand extra = plugin.extraCommands().get(command);
         if (extra != null) {
             PrintStream ps = new PrintStream(out, false, "UTF-8");
@@ -95,7 +108,7 @@ public final class CommandDispatcher {
             case "setup_plugin_for_restore":
             case "cleanup_plugin_for_backup":
             case "cleanup_plugin_for_restore": {
-                Hook hook = new Hook(hookKind(command), Paths.get(a.get(0)), HookScope.parse(a.get(1)),
+                Hook hook = new Hook(hookKind(command), path(cwd, a.get(0)), HookScope.parse(a.get(1)),
                         a.size() > 2 ? Hook.parseContentId(a.get(2)) : java.util.OptionalInt.empty());
                 try (StorageBackend backend = plugin.open(options, log)) {
                     backend.hook(hook);
@@ -104,7 +117,7 @@ public final class CommandDispatcher {
             }
             case "backup_file": {
                 RemoteName name = RemoteName.fromLocalPath(a.get(0));
-                Path local = Paths.get(a.get(0));
+                Path local = path(cwd, a.get(0));
                 if (!Files.isRegularFile(local)) {
                     throw new PluginException("backup_file: " + local + " is not a readable file");
                 }
@@ -115,7 +128,7 @@ public final class CommandDispatcher {
             }
             case "restore_file": {
                 RemoteName name = RemoteName.fromLocalPath(a.get(0));
-                Path local = Paths.get(a.get(0));
+                Path local = path(cwd, a.get(0));
                 try (StorageBackend backend = plugin.open(options, log); StoredData data = backend.openData(name)) {
                     return "restored " + writeLocalFile(data, local) + " bytes";
                 }
@@ -136,7 +149,7 @@ public final class CommandDispatcher {
             }
             case "restore_data_subset": {
                 RemoteName name = RemoteName.fromLocalPath(a.get(0));
-                ByteRanges ranges = ByteRanges.read(Paths.get(a.get(1)));
+                ByteRanges ranges = ByteRanges.read(path(cwd, a.get(1)));
                 try (StorageBackend backend = plugin.open(options, log); StoredData data = backend.openData(name)) {
                     ranges.requireWithin(data.length());
                     data.writeRanges(ranges, out);
@@ -183,6 +196,10 @@ public final class CommandDispatcher {
         } finally {
             Files.deleteIfExists(tmp);
         }
+    }
+
+    private static Path path(Path cwd, String arg) {
+        return cwd == null ? Paths.get(arg) : cwd.resolve(arg);
     }
 
     private int fail(PrintStream err, PluginLog log, String command, String message) {

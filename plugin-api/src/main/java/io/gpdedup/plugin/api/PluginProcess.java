@@ -17,7 +17,9 @@ public final class PluginProcess {
         OutputStream out = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
         // stdout carries restored bytes: nothing else may ever print there.
         System.setOut(err);
+        CommitGate.installForProcess();
         int status = new CommandDispatcher(plugin).run(args, new FileInputStream(FileDescriptor.in), out, err);
-        System.exit(status);
+        err.flush();
+        CommitGate.exit(status);
     }
 }

@@ -14,7 +14,7 @@ public record ChunkerParams(int minSize, int avgSize, int maxSize) {
     public static final int MAX_MAX = 64 << 20;
 
     /** The default for new storage units; see docs/chunking.md for the study behind it. */
-    public static final ChunkerParams DEFAULT = ofAverage(256 << 10);
+    public static final ChunkerParams DEFAULT = ofAverage(64 << 10);
 
     public ChunkerParams {
         if (Integer.bitCount(avgSize) != 1 || avgSize < MIN_AVG || avgSize > MAX_AVG) {

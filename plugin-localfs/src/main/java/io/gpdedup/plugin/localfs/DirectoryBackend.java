@@ -2,6 +2,7 @@ package io.gpdedup.plugin.localfs;
 
 import io.gpdedup.plugin.api.BackupTimestamp;
 import io.gpdedup.plugin.api.ByteRanges;
+import io.gpdedup.plugin.api.CommitGate;
 import io.gpdedup.plugin.api.Hook;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.RemoteDirectory;
@@ -74,8 +75,10 @@ final class DirectoryBackend implements StorageBackend {
                 }
                 ch.force(true);
             }
-            moveIntoPlace(tmp, target);
-            syncDirectory(dir);
+            CommitGate.commit(() -> {
+                moveIntoPlace(tmp, target);
+                syncDirectory(dir);
+            }, () -> Files.deleteIfExists(target));
         } finally {
             Files.deleteIfExists(tmp);
         }

@@ -4,6 +4,8 @@ import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,7 +24,8 @@ public final class Container implements Closeable {
 
     private final int id;
     private final Path path;
-    private final FileChannel channel;
+    private volatile FileChannel channel;
+    private volatile boolean closed;
     private volatile long size;
 
     private Container(int id, Path path, FileChannel channel, long size) {
@@ -112,7 +115,18 @@ public final class Container implements Closeable {
     /** Appends an encoded record; returns its offset. Callers serialize appends to one container. */
     public long append(byte[] record) throws IOException {
         long at = size;
-        writeFully(channel, ByteBuffer.wrap(record), at);
+        ByteBuffer buf = ByteBuffer.wrap(record);
+        while (true) {
+            FileChannel ch = channel;
+            try {
+                writeFully(ch, buf, at + buf.position());
+                break;
+            } catch (ClosedByInterruptException e) {
+                throw e;
+            } catch (ClosedChannelException e) {
+                reopen(ch);
+            }
+        }
         size = at + record.length;
         return at;
     }
@@ -120,27 +134,63 @@ public final class Container implements Closeable {
     /** Reads {@code length} bytes at {@code offset}; fails with {@link EOFException} past the end. */
     public byte[] read(long offset, int length) throws IOException {
         byte[] out = new byte[length];
-        readFully(channel, ByteBuffer.wrap(out), offset);
-        return out;
+        ByteBuffer buf = ByteBuffer.wrap(out);
+        while (true) {
+            FileChannel ch = channel;
+            try {
+                readFully(ch, buf, offset + buf.position());
+                return out;
+            } catch (ClosedByInterruptException e) {
+                throw e;
+            } catch (ClosedChannelException e) {
+                reopen(ch);
+            }
+        }
     }
 
     public void force() throws IOException {
-        channel.force(false);
+        while (true) {
+            FileChannel ch = channel;
+            try {
+                ch.force(false);
+                return;
+            } catch (ClosedByInterruptException e) {
+                throw e;
+            } catch (ClosedChannelException e) {
+                reopen(ch);
+            }
+        }
+    }
+
+    /**
+     * An interrupted thread closes a FileChannel for every user of it; a container not closed on
+     * purpose is reopened so one cancelled request cannot break the unit. After {@link #close()}
+     * this throws ClosedChannelException, which tells readers the container was removed.
+     */
+    private synchronized void reopen(FileChannel dead) throws IOException {
+        if (closed) {
+            throw new ClosedChannelException();
+        }
+        if (channel == dead) {
+            channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
     }
 
     /** Cuts the file to {@code newSize} bytes and fsyncs it: used only to drop a torn tail. */
     public void truncate(long newSize) throws IOException {
-        channel.truncate(newSize);
-        channel.force(true);
+        FileChannel ch = channel;
+        ch.truncate(newSize);
+        ch.force(true);
         size = newSize;
     }
 
     public boolean isOpen() {
-        return channel.isOpen();
+        return !closed;
     }
 
     @Override
-    public void close() throws IOException {
+    public synchronized void close() throws IOException {
+        closed = true;
         channel.close();
     }
 

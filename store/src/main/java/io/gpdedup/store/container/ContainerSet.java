@@ -2,6 +2,7 @@ package io.gpdedup.store.container;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +13,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The containers of one unit: which exist, which one takes appends, which have writes not yet
@@ -32,6 +35,7 @@ public final class ContainerSet implements Closeable {
     private final long containerSize;
     private final long capacity;
     private final Map<Integer, Container> byId = new ConcurrentHashMap<>();
+    private final AtomicLong totalBytes = new AtomicLong();
     private Container active;
     private int nextId = 1;
     private final Set<Container> dirty = new HashSet<>(); // guarded by this
@@ -79,6 +83,7 @@ public final class ContainerSet implements Closeable {
             }
         }
         set.nextId = maxId + 1;
+        set.recount();
         if (changed) {
             FileSync.syncDirectory(dir);
         }
@@ -106,11 +111,16 @@ public final class ContainerSet implements Closeable {
 
     /** Bytes in every container file. */
     public long totalBytes() {
+        return totalBytes.get();
+    }
+
+    /** Re-adds the sizes after recovery truncated torn tails. */
+    public void recount() {
         long sum = 0;
         for (Container c : byId.values()) {
             sum += c.size();
         }
-        return sum;
+        totalBytes.set(sum);
     }
 
     /** Makes {@code c} the container that takes appends (used after recovery to keep filling the last one). */
@@ -136,6 +146,7 @@ public final class ContainerSet implements Closeable {
             active = create();
         }
         long offset = active.append(record);
+        totalBytes.addAndGet(record.length);
         synchronized (this) {
             dirty.add(active);
         }
@@ -146,6 +157,7 @@ public final class ContainerSet implements Closeable {
     public Container create() throws IOException {
         Container c = Container.create(dir, nextId++);
         byId.put(c.id(), c);
+        totalBytes.addAndGet(c.size());
         synchronized (this) {
             dirDirty = true;
             dirty.add(c);
@@ -175,8 +187,15 @@ public final class ContainerSet implements Closeable {
     /** Fsyncs the given containers and, if asked, the directory. Removed containers are skipped. */
     public void sync(Dirty d) throws IOException {
         for (Container c : d.containers()) {
-            if (byId.get(c.id()) == c && c.isOpen()) {
+            if (byId.get(c.id()) != c) {
+                continue; // removed by garbage collection, which fsynced its live records elsewhere
+            }
+            try {
                 c.force();
+            } catch (ClosedChannelException e) {
+                if (byId.get(c.id()) == c) {
+                    throw e;
+                }
             }
         }
         if (d.directory()) {
@@ -196,13 +215,14 @@ public final class ContainerSet implements Closeable {
         synchronized (this) {
             dirty.remove(c);
         }
+        totalBytes.addAndGet(-c.size());
         c.close();
         Files.deleteIfExists(c.path());
     }
 
     /** Ids that exist and how long each is: what an index snapshot covers once they are fsynced. */
     public Map<Integer, Long> lengths() {
-        Map<Integer, Long> m = new java.util.TreeMap<>();
+        Map<Integer, Long> m = new TreeMap<>();
         for (Container c : byId.values()) {
             m.put(c.id(), c.size());
         }

@@ -3,9 +3,7 @@ package io.gpdedup.store.container;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /** The durable-write primitives: a rename or create is on disk only once its directory is fsynced. */
@@ -32,11 +30,10 @@ public final class FileSync {
         }
     }
 
-    /** Temp file, fsync, atomic rename, fsync of the directory: after this returns the file survives a crash. */
-    public static void replaceDurably(Path target, byte[] bytes) throws IOException {
-        Path temp = target.resolveSibling(target.getFileName() + ".tmp");
-        writeAndSync(temp, bytes);
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        syncDirectory(target.getParent());
+    /** Fsyncs a file written through a stream. */
+    public static void syncFile(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
     }
 }

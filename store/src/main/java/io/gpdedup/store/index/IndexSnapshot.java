@@ -10,12 +10,10 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.zip.CRC32C;
@@ -72,9 +70,7 @@ public final class IndexSnapshot {
             out.writeInt(sum);
             out.flush();
         }
-        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-            ch.force(true);
-        }
+        FileSync.syncFile(temp);
         Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         FileSync.syncDirectory(file.getParent());
     }

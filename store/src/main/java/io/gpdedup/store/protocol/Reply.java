@@ -121,6 +121,15 @@ public sealed interface Reply extends Message {
     }
 
     record Error(ErrorCode code, String message) implements Reply {
+        /** Longer messages are cut: a wire string holds at most 65535 bytes. */
+        public static final int MAX_MESSAGE_CHARS = 8192;
+
+        public Error {
+            if (message.length() > MAX_MESSAGE_CHARS) {
+                message = message.substring(0, MAX_MESSAGE_CHARS) + "...";
+            }
+        }
+
         @Override
         public MessageType type() {
             return MessageType.ERROR;

@@ -10,6 +10,9 @@ public sealed interface Request extends Message {
     record Hello(List<Integer> versions) implements Request {
         public Hello {
             versions = List.copyOf(versions);
+            if (versions.isEmpty() || versions.size() > 16) {
+                throw new IllegalArgumentException("HELLO lists 1..16 versions, not " + versions.size());
+            }
         }
 
         @Override

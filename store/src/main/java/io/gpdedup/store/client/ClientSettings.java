@@ -1,0 +1,46 @@
+package io.gpdedup.store.client;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Where the store is and who logs in.
+ *
+ * @param connectTimeout how long to wait for the TCP connection
+ * @param readTimeout how long the server may stay silent while a request (other than verify and
+ *     gc, which may run for long) waits for its reply; the connection is then dropped
+ */
+public record ClientSettings(String host, int port, String unit, String user, String password,
+        Duration connectTimeout, Duration readTimeout) {
+    public static final int DEFAULT_PORT = 7411;
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(120);
+
+    public ClientSettings {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(unit, "unit");
+        Objects.requireNonNull(user, "user");
+        Objects.requireNonNull(password, "password");
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " is not 1..65535");
+        }
+        if (connectTimeout.isNegative() || connectTimeout.isZero() || readTimeout.isNegative() || readTimeout.isZero()) {
+            throw new IllegalArgumentException("timeouts must be positive");
+        }
+    }
+
+    /** Settings with the default timeouts (connect 10 s, read 120 s). */
+    public static ClientSettings of(String host, int port, String unit, String user, String password) {
+        return new ClientSettings(host, port, unit, user, password, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT);
+    }
+
+    public ClientSettings withTimeouts(Duration connect, Duration read) {
+        return new ClientSettings(host, port, unit, user, password, connect, read);
+    }
+
+    /** Never shows the password. */
+    @Override
+    public String toString() {
+        return "ClientSettings[" + user + "@" + host + ":" + port + "/" + unit + ", connect " + connectTimeout + ", read " + readTimeout + "]";
+    }
+}

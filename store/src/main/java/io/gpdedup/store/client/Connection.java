@@ -1,0 +1,306 @@
+package io.gpdedup.store.client;
+
+import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.protocol.ProtocolException;
+import io.gpdedup.store.protocol.ProtocolVersions;
+import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.store.protocol.Request;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One authenticated socket: writes request frames (whole frames, under a lock, from any thread)
+ * and runs the reader thread that hands each reply frame to the collector waiting for its id.
+ */
+final class Connection implements AutoCloseable {
+    /** Before HELLO_OK says the real limit, replies are small. */
+    private static final int HANDSHAKE_MAX_FRAME = 64 * 1024;
+    private static final int HELLO_ID = 1;
+    private static final int AUTH_ID = 2;
+
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private final String peer;
+    private final long readTimeoutNanos;
+    private final Object writeLock = new Object();
+    private final Map<Integer, ReplyCollector<?>> pending = new ConcurrentHashMap<>();
+    private final AtomicInteger nextId = new AtomicInteger(AUTH_ID + 1);
+    private final int version;
+    private final int maxFrame;
+    private final int maxBatch;
+    private final Thread reader;
+    private volatile StoreClientException failure;
+    private volatile long lastReceiveNanos = System.nanoTime();
+
+    private Connection(Socket socket, String peer, long readTimeoutNanos, Reply.HelloOk hello) throws IOException {
+        this.socket = socket;
+        this.in = socket.getInputStream();
+        this.out = socket.getOutputStream();
+        this.peer = peer;
+        this.readTimeoutNanos = readTimeoutNanos;
+        this.version = hello.version();
+        this.maxFrame = hello.maxFrameLength();
+        this.maxBatch = hello.maxBatch();
+        this.reader = new Thread(this::readLoop, "gpdedup-store-reader " + peer);
+        this.reader.setDaemon(true);
+    }
+
+    static Connection open(ClientSettings s) {
+        String peer = s.host() + ":" + s.port();
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            try {
+                socket.connect(new InetSocketAddress(s.host(), s.port()), (int) Math.min(Integer.MAX_VALUE, s.connectTimeout().toMillis()));
+            } catch (UnknownHostException e) {
+                throw new StoreConnectException("cannot connect to gpdedup-store at " + peer + ": unknown host", e);
+            } catch (ConnectException e) {
+                throw new StoreConnectException("cannot connect to gpdedup-store at " + peer + ": " + e.getMessage()
+                        + " (is the server running and listening there?)", e);
+            } catch (SocketTimeoutException e) {
+                throw new StoreConnectException("cannot connect to gpdedup-store at " + peer + ": no answer within " + s.connectTimeout(), e);
+            }
+            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, s.readTimeout().toMillis()));
+            InputStream in = socket.getInputStream();
+            OutputStream out = socket.getOutputStream();
+            write(out, Frame.of(HELLO_ID, new Request.Hello(ProtocolVersions.SUPPORTED)));
+            Frame hello = readFrame(in, HANDSHAKE_MAX_FRAME, null);
+            if (hello.message() instanceof Reply.Error e) {
+                throw new StoreServerException(e.code(), "gpdedup-store at " + peer + " refused the handshake: " + e.message());
+            }
+            if (!(hello.message() instanceof Reply.HelloOk ok) || hello.requestId() != HELLO_ID) {
+                throw new StoreClientException(peer + " answered HELLO with " + hello.type() + ": is it a gpdedup-store?");
+            }
+            write(out, Frame.of(AUTH_ID, new Request.Auth(s.unit(), s.user(), s.password())));
+            Frame auth = readFrame(in, ok.maxFrameLength(), null);
+            if (auth.message() instanceof Reply.Error e) {
+                if (e.code() == ErrorCode.AUTH_FAILED) {
+                    throw new StoreAuthException("gpdedup-store at " + peer + " refused user '" + s.user() + "' on storage unit '"
+                            + s.unit() + "': " + e.message());
+                }
+                throw new StoreServerException(e.code(), "gpdedup-store at " + peer + " refused the login: " + e.message());
+            }
+            if (!(auth.message() instanceof Reply.AuthOk)) {
+                throw new StoreClientException(peer + " answered AUTH with " + auth.type());
+            }
+            socket.setSoTimeout((int) Math.max(50, Math.min(1000, s.readTimeout().toMillis())));
+            Connection c = new Connection(socket, peer, s.readTimeout().toNanos(), ok);
+            c.reader.start();
+            return c;
+        } catch (StoreClientException e) {
+            closeQuietly(socket);
+            throw e;
+        } catch (SocketTimeoutException e) {
+            closeQuietly(socket);
+            throw new StoreTimeoutException("gpdedup-store at " + peer + " did not answer the handshake within " + s.readTimeout());
+        } catch (ProtocolException e) {
+            closeQuietly(socket);
+            throw new StoreClientException(peer + " broke the protocol during the handshake: " + e.getMessage() + " (is it a gpdedup-store?)");
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw new StoreConnectException("connection to gpdedup-store at " + peer + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    int version() {
+        return version;
+    }
+
+    int maxFrame() {
+        return maxFrame;
+    }
+
+    int maxBatch() {
+        return maxBatch;
+    }
+
+    String peer() {
+        return peer;
+    }
+
+    boolean isOpen() {
+        return failure == null;
+    }
+
+    /** Sends one request; its replies go to {@code collector}, whose future is returned. */
+    <T> CompletableFuture<T> send(Request request, ReplyCollector<T> collector) {
+        int id = nextId.getAndUpdate(i -> i == Integer.MAX_VALUE ? AUTH_ID + 1 : i + 1);
+        ByteBuffer bytes = FrameCodec.encode(Frame.of(id, request));
+        if (bytes.remaining() - FrameCodec.LENGTH_FIELD > maxFrame) {
+            throw new IllegalArgumentException(request.type() + " of " + (bytes.remaining() - FrameCodec.LENGTH_FIELD)
+                    + " bytes is above the server's max frame length " + maxFrame);
+        }
+        StoreClientException f = failure;
+        if (f != null) {
+            collector.future.completeExceptionally(f);
+            return collector.future;
+        }
+        collector.sentAtNanos = System.nanoTime();
+        pending.put(id, collector);
+        try {
+            synchronized (writeLock) {
+                out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+            }
+        } catch (IOException e) {
+            fail(new StoreClientException("lost the connection to gpdedup-store at " + peer + " while sending " + request.type()
+                    + ": " + e.getMessage(), e));
+        }
+        // The connection may have failed between the check and the put; fail() then missed this one.
+        if (failure != null && pending.remove(id) != null) {
+            collector.future.completeExceptionally(failure);
+        }
+        return collector.future;
+    }
+
+    private static void write(OutputStream out, Frame frame) throws IOException {
+        ByteBuffer bytes = FrameCodec.encode(frame);
+        out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+    }
+
+    /** What to do on a socket timeout while reading: throw to give up, return to keep waiting. */
+    private interface TimeoutTick {
+        void tick() throws IOException;
+    }
+
+    /** Reads one whole frame; timeouts while waiting go to {@code onTimeout} (null: rethrow). */
+    private static Frame readFrame(InputStream in, int maxFrame, TimeoutTick onTimeout) throws IOException {
+        byte[] len = new byte[FrameCodec.LENGTH_FIELD];
+        readFully(in, len, onTimeout);
+        long length = ByteBuffer.wrap(len).getInt() & 0xffffffffL;
+        if (length < FrameCodec.HEADER || length > maxFrame) {
+            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "frame length " + length + " outside " + FrameCodec.HEADER + ".." + maxFrame);
+        }
+        byte[] body = new byte[(int) length];
+        readFully(in, body, onTimeout);
+        return FrameCodec.decode(ByteBuffer.wrap(body));
+    }
+
+    /** Like DataInputStream.readFully, but a socket timeout does not lose the bytes already read. */
+    private static void readFully(InputStream in, byte[] b, TimeoutTick onTimeout) throws IOException {
+        int off = 0;
+        while (off < b.length) {
+            int n;
+            try {
+                n = in.read(b, off, b.length - off);
+            } catch (SocketTimeoutException e) {
+                if (onTimeout == null) {
+                    throw e;
+                }
+                onTimeout.tick();
+                continue;
+            }
+            if (n < 0) {
+                throw new EOFException();
+            }
+            off += n;
+        }
+    }
+
+    private void readLoop() {
+        try {
+            while (failure == null) {
+                Frame frame = readFrame(in, maxFrame, this::checkStalled);
+                lastReceiveNanos = System.nanoTime();
+                dispatch(frame);
+            }
+        } catch (EOFException e) {
+            fail(new StoreClientException("gpdedup-store at " + peer + " closed the connection"));
+        } catch (ProtocolException e) {
+            fail(new StoreClientException("gpdedup-store at " + peer + " sent a malformed frame: " + e.getMessage()));
+        } catch (IOException e) {
+            fail(new StoreClientException("lost the connection to gpdedup-store at " + peer + ": " + e.getMessage(), e));
+        } catch (RuntimeException e) {
+            fail(new StoreClientException("reading from gpdedup-store at " + peer + " failed: " + e, e));
+        }
+    }
+
+    private void dispatch(Frame frame) {
+        if (frame.message() instanceof Reply.Error e && frame.requestId() == 0) {
+            fail(new StoreServerException(e.code(), "gpdedup-store at " + peer + " closed the connection: " + e.code() + ": " + e.message()));
+            return;
+        }
+        ReplyCollector<?> c = pending.get(frame.requestId());
+        if (c == null) {
+            // A reply to a request already failed (timeout) or never sent: nothing waits for it.
+            return;
+        }
+        boolean done;
+        if (frame.message() instanceof Reply.Error e) {
+            c.future.completeExceptionally(new StoreServerException(e.code(), c.what + " failed: " + e.message()));
+            done = true;
+        } else {
+            done = c.accept(frame);
+        }
+        if (done) {
+            pending.remove(frame.requestId());
+        }
+    }
+
+    /** Called on each socket timeout tick: a request waiting too long with the line silent kills the connection. */
+    private void checkStalled() throws IOException {
+        if (failure != null) {
+            throw new IOException("closed");
+        }
+        long now = System.nanoTime();
+        for (ReplyCollector<?> c : pending.values()) {
+            if (c.timed && now - Math.max(lastReceiveNanos, c.sentAtNanos) > readTimeoutNanos) {
+                fail(new StoreTimeoutException("gpdedup-store at " + peer + " sent nothing for " + readTimeoutNanos / 1_000_000_000L
+                        + " s while " + c.what + " waited for its reply; connection dropped"));
+                throw new IOException("timed out");
+            }
+        }
+    }
+
+    /** Marks the connection dead, fails everything waiting, closes the socket. First cause wins. */
+    private void fail(StoreClientException cause) {
+        synchronized (this) {
+            if (failure != null) {
+                return;
+            }
+            failure = cause;
+        }
+        closeQuietly(socket);
+        List<ReplyCollector<?>> waiting = new ArrayList<>(pending.values());
+        pending.clear();
+        for (ReplyCollector<?> c : waiting) {
+            c.future.completeExceptionally(cause);
+        }
+    }
+
+    @Override
+    public void close() {
+        fail(new StoreClientException("client closed the connection to " + peer));
+        if (Thread.currentThread() != reader) {
+            try {
+                reader.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // Closing is all that is left to do with it.
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package io.gpdedup.store.client;
+
+/** A store operation failed on the client side: connection lost, protocol broken, interrupted. */
+public class StoreClientException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public StoreClientException(String message) {
+        super(message);
+    }
+
+    public StoreClientException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,10 @@
+package io.gpdedup.store.client;
+
+/** The server stayed silent longer than the read timeout; the connection was dropped. */
+public class StoreTimeoutException extends StoreClientException {
+    private static final long serialVersionUID = 1L;
+
+    public StoreTimeoutException(String message) {
+        super(message);
+    }
+}

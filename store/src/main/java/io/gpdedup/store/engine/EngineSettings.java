@@ -1,0 +1,56 @@
+package io.gpdedup.store.engine;
+
+/**
+ * Tuning of a {@link DiskStoreEngine}; every unit of the engine uses the same settings.
+ *
+ * @param containerSizeBytes a container is rolled over before it would exceed this (4 KiB .. 1 GiB)
+ * @param capacityBytes      per-unit limit on container bytes; 0 = unlimited
+ * @param verifyOnPut        decode every new chunk and check its length and SHA-256 before storing it
+ * @param maxChunkBytes      largest raw (and, with some slack, stored) chunk accepted
+ * @param gcLiveRatio        garbage collection rewrites a container whose live bytes are below this share of it
+ */
+public record EngineSettings(long containerSizeBytes, long capacityBytes, boolean verifyOnPut, int maxChunkBytes, double gcLiveRatio) {
+    public static final long DEFAULT_CONTAINER_SIZE = 64L << 20;
+    public static final int DEFAULT_MAX_CHUNK = 16 << 20;
+    public static final double DEFAULT_GC_LIVE_RATIO = 0.5;
+
+    public EngineSettings {
+        if (containerSizeBytes < 4096 || containerSizeBytes > (1L << 30)) {
+            throw new IllegalArgumentException("containerSizeBytes must be between 4 KiB and 1 GiB, not " + containerSizeBytes);
+        }
+        if (capacityBytes < 0) {
+            throw new IllegalArgumentException("capacityBytes must be 0 (unlimited) or positive");
+        }
+        if (maxChunkBytes < 1 || maxChunkBytes > (256 << 20)) {
+            throw new IllegalArgumentException("maxChunkBytes must be between 1 and 256 MiB, not " + maxChunkBytes);
+        }
+        if (!(gcLiveRatio >= 0 && gcLiveRatio <= 1)) {
+            throw new IllegalArgumentException("gcLiveRatio must be between 0 and 1, not " + gcLiveRatio);
+        }
+    }
+
+    /** 64 MiB containers, no capacity limit, verify on put, 16 MiB chunks, rewrite below 50% live. */
+    public static EngineSettings defaults() {
+        return new EngineSettings(DEFAULT_CONTAINER_SIZE, 0, true, DEFAULT_MAX_CHUNK, DEFAULT_GC_LIVE_RATIO);
+    }
+
+    public EngineSettings withContainerSizeBytes(long v) {
+        return new EngineSettings(v, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio);
+    }
+
+    public EngineSettings withCapacityBytes(long v) {
+        return new EngineSettings(containerSizeBytes, v, verifyOnPut, maxChunkBytes, gcLiveRatio);
+    }
+
+    public EngineSettings withVerifyOnPut(boolean v) {
+        return new EngineSettings(containerSizeBytes, capacityBytes, v, maxChunkBytes, gcLiveRatio);
+    }
+
+    public EngineSettings withMaxChunkBytes(int v) {
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, v, gcLiveRatio);
+    }
+
+    public EngineSettings withGcLiveRatio(double v) {
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, v);
+    }
+}

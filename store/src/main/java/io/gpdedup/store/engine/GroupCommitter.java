@@ -1,0 +1,168 @@
+package io.gpdedup.store.engine;
+
+import io.gpdedup.store.container.ContainerSet;
+import io.gpdedup.store.recipe.RecipeCatalog;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+
+/**
+ * The unit's syncer: one thread that takes every commit waiting, fsyncs each dirty container
+ * once, writes and fsyncs the recipes, renames them into place, fsyncs the recipes directory once,
+ * and only then completes the futures. A commit is never acknowledged before it is on disk.
+ */
+final class GroupCommitter implements AutoCloseable {
+    private record Pending(String name, Recipe recipe, CompletableFuture<Void> future) {
+    }
+
+    private static final int STAGERS = 4;
+
+    private final String unitName;
+    private final ContainerSet containers;
+    private final RecipeCatalog catalog;
+    private final Thread thread;
+    private final ExecutorService stagers;
+    private final List<Pending> queue = new ArrayList<>(); // guarded by this
+    private boolean stopping; // guarded by this
+    private long batches; // guarded by this
+    private long commits; // guarded by this
+
+    GroupCommitter(String unitName, ContainerSet containers, RecipeCatalog catalog) {
+        this.unitName = unitName;
+        this.containers = containers;
+        this.catalog = catalog;
+        this.stagers = Executors.newFixedThreadPool(STAGERS, r -> {
+            Thread t = new Thread(r, "gpdedup-recipe-writer-" + unitName);
+            t.setDaemon(true);
+            return t;
+        });
+        this.thread = new Thread(this::run, "gpdedup-commit-" + unitName);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    CompletableFuture<Void> submit(String name, Recipe recipe) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        synchronized (this) {
+            if (stopping) {
+                f.completeExceptionally(new StoreException("storage unit " + unitName + " is closing"));
+                return f;
+            }
+            queue.add(new Pending(name, recipe, f));
+            notifyAll();
+        }
+        return f;
+    }
+
+    /** Batches run so far and commits they carried: how much grouping happened. */
+    synchronized long[] counters() {
+        return new long[] {batches, commits};
+    }
+
+    private void run() {
+        while (true) {
+            List<Pending> batch;
+            synchronized (this) {
+                while (queue.isEmpty() && !stopping) {
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        stopping = true;
+                    }
+                }
+                if (queue.isEmpty()) {
+                    return;
+                }
+                batch = new ArrayList<>(queue);
+                queue.clear();
+                batches++;
+                commits += batch.size();
+            }
+            commitBatch(batch);
+        }
+    }
+
+    private void commitBatch(List<Pending> batch) {
+        // Taken after the batch: every chunk a commit in it references was appended (and its
+        // container marked dirty) before that commit was queued.
+        ContainerSet.Dirty dirty = containers.takeDirty();
+        try {
+            containers.sync(dirty);
+        } catch (IOException | RuntimeException e) {
+            containers.returnDirty(dirty);
+            for (Pending p : batch) {
+                p.future().completeExceptionally(new StoreException("cannot make chunks durable in unit " + unitName + ": " + e, e));
+            }
+            return;
+        }
+        List<RecipeCatalog.Staged> staged = new ArrayList<>();
+        List<Pending> ready = new ArrayList<>();
+        long now = System.currentTimeMillis();
+        // Each recipe file needs its own fsync; issued in parallel, the file system folds them
+        // into few journal commits.
+        List<Future<RecipeCatalog.Staged>> writes = new ArrayList<>();
+        for (Pending p : batch) {
+            Callable<RecipeCatalog.Staged> write = () -> catalog.stage(p.name(), now, p.recipe());
+            writes.add(batch.size() == 1 ? completed(write) : stagers.submit(write));
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            Pending p = batch.get(i);
+            try {
+                staged.add(writes.get(i).get());
+                ready.add(p);
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                p.future().completeExceptionally(new StoreException("cannot write the recipe of " + p.name() + ": " + cause, cause));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                p.future().completeExceptionally(new StoreException("interrupted while writing the recipe of " + p.name(), e));
+            }
+        }
+        if (staged.isEmpty()) {
+            return;
+        }
+        try {
+            catalog.publish(staged);
+        } catch (IOException | RuntimeException e) {
+            for (RecipeCatalog.Staged s : staged) {
+                catalog.discard(s);
+            }
+            for (Pending p : ready) {
+                p.future().completeExceptionally(new StoreException("cannot publish the recipe of " + p.name() + ": " + e, e));
+            }
+            return;
+        }
+        for (Pending p : ready) {
+            p.future().complete(null);
+        }
+    }
+
+    private static <T> Future<T> completed(Callable<T> task) {
+        FutureTask<T> f = new FutureTask<>(task);
+        f.run();
+        return f;
+    }
+
+    /** Finishes every commit already submitted, then stops the thread. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            stopping = true;
+            notifyAll();
+        }
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        stagers.shutdown();
+    }
+}

@@ -1,0 +1,25 @@
+package io.gpdedup.store.protocol;
+
+import java.util.List;
+import java.util.OptionalInt;
+
+/** The protocol versions this build speaks, and the handshake's choice among them. */
+public final class ProtocolVersions {
+    public static final int V1 = 1;
+    /** What this build offers in HELLO and accepts from it. */
+    public static final List<Integer> SUPPORTED = List.of(V1);
+
+    private ProtocolVersions() {
+    }
+
+    /** The highest version both sides speak, if any. */
+    public static OptionalInt choose(List<Integer> offered) {
+        int best = -1;
+        for (int v : offered) {
+            if (SUPPORTED.contains(v) && v > best) {
+                best = v;
+            }
+        }
+        return best < 0 ? OptionalInt.empty() : OptionalInt.of(best);
+    }
+}

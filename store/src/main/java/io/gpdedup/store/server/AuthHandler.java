@@ -1,0 +1,99 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.engine.StorageUnit;
+import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.ProtocolException;
+import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.store.protocol.Request;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * AUTH: checks the password (PBKDF2, on the engine executor: it is slow on purpose), throttled per
+ * remote address; on success binds the connection to its storage unit by putting a
+ * {@link StoreHandler} in its place. Nothing but AUTH is accepted before that.
+ */
+final class AuthHandler extends ChannelInboundHandlerAdapter {
+    private static final System.Logger LOG = System.getLogger(AuthHandler.class.getName());
+
+    private final ServerContext server;
+    private boolean checking;
+
+    AuthHandler(ServerContext server) {
+        this.server = server;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Frame frame = (Frame) msg;
+        if (checking || !(frame.message() instanceof Request.Auth auth)) {
+            throw new ProtocolException(ErrorCode.PROTOCOL_VIOLATION,
+                    (checking ? "request before AUTH_OK: " : "expected AUTH, got ") + frame.type());
+        }
+        checking = true;
+        InetAddress from = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress();
+        long wait = server.throttle.reserveAttempt(from);
+        Runnable check = () -> {
+            boolean ok;
+            StorageUnit unit = null;
+            try {
+                ok = server.authenticator.verify(auth.unit(), auth.user(), auth.password());
+                if (ok) {
+                    unit = server.engine.unit(auth.unit());
+                }
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "login of " + auth.user() + " to unit " + auth.unit() + " failed", e);
+                ctx.executor().execute(() -> ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.INTERNAL, "login failed in the server: " + e));
+                return;
+            }
+            StorageUnit granted = unit;
+            ctx.executor().execute(() -> finish(ctx, frame.requestId(), auth, from, granted));
+        };
+        try {
+            if (wait > 0) {
+                ctx.executor().schedule(() -> server.executor.execute(check), wait, TimeUnit.NANOSECONDS);
+            } else {
+                server.executor.execute(check);
+            }
+        } catch (RejectedExecutionException e) {
+            ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.SHUTTING_DOWN, "server is stopping");
+        }
+    }
+
+    private void finish(ChannelHandlerContext ctx, int requestId, Request.Auth auth, InetAddress from, StorageUnit unit) {
+        if (unit == null) {
+            server.metrics.loginFailed();
+            long delay = server.throttle.failed(from);
+            // The unit, user and remote address may be logged; the password never is.
+            LOG.log(System.Logger.Level.WARNING, "login failed: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress());
+            ctx.executor().schedule(() -> ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.AUTH_FAILED,
+                    "authentication failed: wrong storage unit, user or password"), delay, TimeUnit.NANOSECONDS);
+            return;
+        }
+        server.throttle.succeeded(from);
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        server.metrics.watchUnit(unit);
+        StoreSession session = new StoreSession(unit, auth.user(), server.metrics);
+        ctx.pipeline().get(FrameDecoder.class).allowFramesUpTo(server.config.maxFrameBytes());
+        ctx.pipeline().addAfter(ctx.name(), "store", new StoreHandler(server, session));
+        ctx.channel().writeAndFlush(Frame.of(requestId, new Reply.AuthOk()));
+        ctx.pipeline().remove(this);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            ctx.close();
+        } else {
+            ctx.fireUserEventTriggered(evt);
+        }
+    }
+}

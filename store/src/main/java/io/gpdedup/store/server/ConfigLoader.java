@@ -1,0 +1,158 @@
+package io.gpdedup.store.server;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.gpdedup.store.protocol.FrameCodec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Reads the server's YAML config strictly: an unknown or repeated key, a wrong type or a bad
+ * value is an error that names the file, the key and, where the parser knows it, the line.
+ */
+public final class ConfigLoader {
+    private ConfigLoader() {
+    }
+
+    /**
+     * The file's form: every key optional except units. A class with fields rather than a record:
+     * Jackson then meets the keys one by one and reports an unknown one at its own line.
+     */
+    static final class ConfigFile {
+        @JsonProperty("listen-address") String listenAddress;
+        @JsonProperty("port") Integer port;
+        @JsonProperty("data-dir") String dataDir;
+        @JsonProperty("metrics-port") Integer metricsPort;
+        @JsonProperty("idle-timeout-seconds") Integer idleTimeoutSeconds;
+        @JsonProperty("max-frame-bytes") Integer maxFrameBytes;
+        @JsonProperty("max-batch") Integer maxBatch;
+        @JsonProperty("engine-threads") Integer engineThreads;
+        @JsonProperty("shutdown-grace-seconds") Integer shutdownGraceSeconds;
+        @JsonProperty("units") Map<String, UnitFile> units;
+    }
+
+    static final class UnitFile {
+        @JsonProperty("users") Map<String, String> users;
+    }
+
+    /** Thrown for a config that cannot be used; the message is meant for the operator. */
+    public static final class ConfigException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ConfigException(String message) {
+            super(message);
+        }
+    }
+
+    public static StoreConfig load(Path file) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("config " + file + " does not exist");
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config " + file + ": " + e.getMessage());
+        }
+        Path base = file.toAbsolutePath().getParent();
+        return parse(text, file.toString(), base);
+    }
+
+    /** Parses config text; relative paths in it are taken against {@code base}. */
+    static StoreConfig parse(String text, String source, Path base) {
+        ConfigFile f = read(text, source);
+        if (f == null) {
+            throw new ConfigException("config " + source + " is empty");
+        }
+        if (f.units == null || f.units.isEmpty()) {
+            throw new ConfigException("config " + source + ": 'units' is missing: nobody could log in");
+        }
+        Map<String, Map<String, PasswordHash>> units = new LinkedHashMap<>();
+        for (var unit : f.units.entrySet()) {
+            UnitFile u = unit.getValue();
+            if (u == null || u.users == null || u.users.isEmpty()) {
+                throw new ConfigException("config " + source + ": units." + unit.getKey() + ".users is missing or empty");
+            }
+            Map<String, PasswordHash> users = new LinkedHashMap<>();
+            for (var user : u.users.entrySet()) {
+                String key = "units." + unit.getKey() + ".users." + user.getKey();
+                if (user.getValue() == null) {
+                    throw new ConfigException("config " + source + ": " + key + " has no password hash");
+                }
+                try {
+                    users.put(user.getKey(), PasswordHash.parse(user.getValue()));
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException("config " + source + ": " + key + ": " + e.getMessage());
+                }
+            }
+            units.put(unit.getKey(), users);
+        }
+        Path dataDir = f.dataDir == null ? StorePaths.defaultDataDir() : StorePaths.resolve(f.dataDir, base);
+        try {
+            return new StoreConfig(
+                    or(f.listenAddress, StoreConfig.DEFAULT_LISTEN_ADDRESS),
+                    or(f.port, StoreConfig.DEFAULT_PORT),
+                    dataDir,
+                    or(f.metricsPort, StoreConfig.METRICS_OFF),
+                    or(f.maxFrameBytes, FrameCodec.DEFAULT_MAX_FRAME),
+                    or(f.maxBatch, StoreConfig.DEFAULT_MAX_BATCH),
+                    f.idleTimeoutSeconds == null ? StoreConfig.DEFAULT_IDLE_TIMEOUT : Duration.ofSeconds(f.idleTimeoutSeconds),
+                    or(f.engineThreads, StoreConfig.DEFAULT_ENGINE_THREADS),
+                    f.shutdownGraceSeconds == null ? StoreConfig.DEFAULT_SHUTDOWN_GRACE : Duration.ofSeconds(f.shutdownGraceSeconds),
+                    units);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("config " + source + ": " + e.getMessage());
+        }
+    }
+
+    private static ConfigFile read(String text, String source) {
+        ObjectMapper mapper = new ObjectMapper(YAMLFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        try {
+            JsonNode tree = mapper.readTree(text);
+            if (tree == null || tree.isMissingNode() || tree.isNull()) {
+                return null;
+            }
+            return mapper.readValue(text, ConfigFile.class);
+        } catch (UnrecognizedPropertyException e) {
+            String known = e.getKnownPropertyIds() == null ? "" : e.getKnownPropertyIds().stream()
+                    .map(Object::toString).sorted().collect(Collectors.joining(", "));
+            throw new ConfigException("config " + source + where(e.getLocation()) + ": unknown key '" + e.getPropertyName()
+                    + "' at " + path(e) + " (known keys there: " + known + ")");
+        } catch (JsonMappingException e) {
+            throw new ConfigException("config " + source + where(e.getLocation()) + ": " + path(e) + ": " + e.getOriginalMessage());
+        } catch (JsonProcessingException e) {
+            throw new ConfigException("config " + source + where(e.getLocation()) + ": " + e.getOriginalMessage());
+        }
+    }
+
+    private static String where(JsonLocation loc) {
+        return loc == null || loc.getLineNr() < 1 ? "" : ", line " + loc.getLineNr() + " column " + loc.getColumnNr();
+    }
+
+    private static String path(JsonMappingException e) {
+        String p = e.getPath().stream()
+                .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                .collect(Collectors.joining("."));
+        return p.isEmpty() ? "top level" : p;
+    }
+
+    private static <T> T or(T value, T fallback) {
+        return value == null ? fallback : value;
+    }
+}

@@ -1,0 +1,37 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.ProtocolException;
+import io.gpdedup.store.protocol.ProtocolVersions;
+import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.store.protocol.Request;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.OptionalInt;
+
+/** First frame: HELLO; picks the protocol version, announces the limits, then leaves the pipeline. */
+final class HandshakeHandler extends ChannelInboundHandlerAdapter {
+    private final int maxFrame;
+    private final int maxBatch;
+
+    HandshakeHandler(int maxFrame, int maxBatch) {
+        this.maxFrame = maxFrame;
+        this.maxBatch = maxBatch;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Frame frame = (Frame) msg;
+        if (!(frame.message() instanceof Request.Hello hello)) {
+            throw new ProtocolException(ErrorCode.PROTOCOL_VIOLATION, "expected HELLO first, got " + frame.type());
+        }
+        OptionalInt version = ProtocolVersions.choose(hello.versions());
+        if (version.isEmpty()) {
+            throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION,
+                    "no common protocol version: client offers " + hello.versions() + ", server speaks " + ProtocolVersions.SUPPORTED);
+        }
+        ctx.channel().writeAndFlush(Frame.of(frame.requestId(), new Reply.HelloOk(version.getAsInt(), maxFrame, maxBatch)));
+        ctx.pipeline().remove(this);
+    }
+}

@@ -1,0 +1,97 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.StoreEngine;
+import io.gpdedup.store.engine.StoreException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sun.misc.Signal;
+
+/**
+ * {@code serve}: runs the store until SIGTERM or SIGINT, then stops cleanly (in-flight commits
+ * finish, the engine is closed) and exits 0.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = {"Runs the store server. Prints 'gpdedup-store listening on HOST:PORT' on stdout when ready and "
+            + "writes the port to <data dir>/store.port.",
+            "Without --config it reads ~/.gpdedup/store.yaml, writing a demo config there first if there is none "
+            + "(unit gpdedup, user gpdedup, password gpdedup, loopback only)."})
+final class ServeCommand implements Callable<Integer> {
+    private static final System.Logger LOG = System.getLogger(ServeCommand.class.getName());
+
+    @Option(names = "--config", paramLabel = "FILE", description = "YAML config (default: ~/.gpdedup/store.yaml)")
+    Path config;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "data directory, overrides the config's data-dir")
+    Path dataDir;
+
+    @Option(names = "--port", paramLabel = "N", description = "port to listen on, overrides the config (0: any free port)")
+    Integer port;
+
+    @Option(names = "--metrics-port", paramLabel = "N", description = "Prometheus /metrics port, overrides the config (0: any free port, -1: off)")
+    Integer metricsPort;
+
+    @Override
+    public Integer call() {
+        StoreConfig cfg;
+        try {
+            cfg = loadConfig();
+        } catch (ConfigLoader.ConfigException | IllegalArgumentException | UncheckedIOException e) {
+            System.err.println("gpdedup-store: " + e.getMessage());
+            return 2;
+        }
+        CountDownLatch stop = new CountDownLatch(1);
+        // A handler of our own replaces the JVM's default for these signals, so the process can
+        // finish its clean stop and exit 0 instead of the 143 of a signal death.
+        Signal.handle(new Signal("TERM"), sig -> stop.countDown());
+        Signal.handle(new Signal("INT"), sig -> stop.countDown());
+        StoreService service;
+        try {
+            StoreEngine engine = DiskStoreEngine.open(cfg.dataDir());
+            service = StoreService.start(cfg, engine);
+        } catch (IOException | StoreException | IllegalStateException e) {
+            System.err.println("gpdedup-store: " + e.getMessage());
+            return 1;
+        }
+        // Should the JVM exit some other way (System.exit elsewhere, SIGHUP), still stop cleanly.
+        Thread hook = new Thread(service::close, "store-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        System.out.println("gpdedup-store listening on " + StoreService.hostPort(service.address()));
+        System.out.flush();
+        try {
+            stop.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        LOG.log(System.Logger.Level.INFO, "stopping: letting in-flight requests finish");
+        service.close();
+        LOG.log(System.Logger.Level.INFO, "stopped");
+        return 0;
+    }
+
+    private StoreConfig loadConfig() {
+        Path file = config;
+        if (file == null) {
+            file = StorePaths.defaultConfigFile();
+            if (DemoConfig.writeIfAbsent(file)) {
+                LOG.log(System.Logger.Level.WARNING, "wrote the demo config " + file + " (user gpdedup, password gpdedup, loopback only)");
+            }
+        }
+        StoreConfig cfg = ConfigLoader.load(file);
+        if (dataDir != null) {
+            cfg = cfg.withDataDir(dataDir.toAbsolutePath());
+        }
+        if (port != null) {
+            cfg = cfg.withPort(port);
+        }
+        if (metricsPort != null) {
+            cfg = cfg.withMetricsPort(metricsPort);
+        }
+        return cfg;
+    }
+}

@@ -1,0 +1,32 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.engine.StoreEngine;
+import io.netty.channel.group.ChannelGroup;
+import java.util.concurrent.ExecutorService;
+
+/** What every connection's handlers share: the engine, its executor, config, auth and metrics. */
+final class ServerContext {
+    final StoreEngine engine;
+    final StoreConfig config;
+    final StoreMetrics metrics;
+    /** Runs every engine call; event loops never block on the engine. */
+    final ExecutorService executor;
+    final Authenticator authenticator;
+    final LoginThrottle throttle;
+    final RequestGate gate;
+    final StoreRequests requests;
+    final ChannelGroup channels;
+
+    ServerContext(StoreEngine engine, StoreConfig config, StoreMetrics metrics, ExecutorService executor,
+            Authenticator authenticator, LoginThrottle throttle, ChannelGroup channels) {
+        this.engine = engine;
+        this.config = config;
+        this.metrics = metrics;
+        this.executor = executor;
+        this.authenticator = authenticator;
+        this.throttle = throttle;
+        this.gate = new RequestGate();
+        this.requests = new StoreRequests(metrics, executor, config.maxFrameBytes(), config.maxBatch());
+        this.channels = channels;
+    }
+}

@@ -1,0 +1,101 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.protocol.FrameCodec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Everything the server is told: where to listen, where the data lives, limits, and who may log in
+ * to which storage unit. Read from YAML by {@link ConfigLoader}; see docs/store.md for the keys.
+ *
+ * @param metricsPort the Prometheus endpoint's port; 0 picks a free one, -1 turns it off
+ * @param units unit name to user name to password hash
+ */
+public record StoreConfig(
+        String listenAddress,
+        int port,
+        Path dataDir,
+        int metricsPort,
+        int maxFrameBytes,
+        int maxBatch,
+        Duration idleTimeout,
+        int engineThreads,
+        Duration shutdownGrace,
+        Map<String, Map<String, PasswordHash>> units) {
+
+    public static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
+    public static final int DEFAULT_PORT = 7411;
+    public static final int DEFAULT_METRICS_PORT = 7412;
+    public static final int METRICS_OFF = -1;
+    public static final int DEFAULT_MAX_BATCH = 65_536;
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(600);
+    public static final int DEFAULT_ENGINE_THREADS = 8;
+    public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(60);
+    /** The smallest max frame that still carries a PUT of a 1 MiB chunk with room to spare. */
+    public static final int MIN_MAX_FRAME_BYTES = 64 * 1024;
+
+    public StoreConfig {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " is not 0..65535");
+        }
+        if (metricsPort < METRICS_OFF || metricsPort > 65535) {
+            throw new IllegalArgumentException("metrics-port " + metricsPort + " is not 0..65535 (or -1 for off)");
+        }
+        if (maxFrameBytes < MIN_MAX_FRAME_BYTES) {
+            throw new IllegalArgumentException("max-frame-bytes " + maxFrameBytes + " is below " + MIN_MAX_FRAME_BYTES);
+        }
+        if (maxBatch < 1) {
+            throw new IllegalArgumentException("max-batch " + maxBatch + " is below 1");
+        }
+        if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+            throw new IllegalArgumentException("idle-timeout-seconds must be positive");
+        }
+        if (engineThreads < 1) {
+            throw new IllegalArgumentException("engine-threads " + engineThreads + " is below 1");
+        }
+        if (shutdownGrace.isNegative()) {
+            throw new IllegalArgumentException("shutdown-grace-seconds must not be negative");
+        }
+        if (units.isEmpty()) {
+            throw new IllegalArgumentException("no storage unit configured: nobody could log in");
+        }
+        units = Map.copyOf(units);
+    }
+
+    /** Defaults for everything but the data directory and the users. */
+    public static StoreConfig defaults(Path dataDir, Map<String, Map<String, PasswordHash>> units) {
+        return new StoreConfig(DEFAULT_LISTEN_ADDRESS, DEFAULT_PORT, dataDir, METRICS_OFF, FrameCodec.DEFAULT_MAX_FRAME,
+                DEFAULT_MAX_BATCH, DEFAULT_IDLE_TIMEOUT, DEFAULT_ENGINE_THREADS, DEFAULT_SHUTDOWN_GRACE, units);
+    }
+
+    public StoreConfig withPort(int newPort) {
+        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units);
+    }
+
+    public StoreConfig withDataDir(Path newDataDir) {
+        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units);
+    }
+
+    public StoreConfig withMetricsPort(int newMetricsPort) {
+        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units);
+    }
+
+    public StoreConfig withIdleTimeout(Duration newIdleTimeout) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units);
+    }
+
+    public StoreConfig withLimits(int newMaxFrameBytes, int newMaxBatch) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units);
+    }
+
+    @Override
+    public String toString() {
+        // Hashes are secrets too (offline guessing): show only who may log in.
+        StringBuilder who = new StringBuilder();
+        units.forEach((unit, users) -> who.append(unit).append(users.keySet()).append(' '));
+        return "StoreConfig[listen=" + listenAddress + ":" + port + ", data-dir=" + dataDir + ", metrics-port=" + metricsPort
+                + ", max-frame-bytes=" + maxFrameBytes + ", max-batch=" + maxBatch + ", idle-timeout=" + idleTimeout
+                + ", engine-threads=" + engineThreads + ", units=" + who.toString().trim() + "]";
+    }
+}

@@ -1,0 +1,172 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.protocol.MessageType;
+import io.gpdedup.store.protocol.ProtocolException;
+import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.store.protocol.Request;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The authenticated part of a connection: hands each request to the engine executor (ordered ones
+ * through the connection's {@link OrderedQueue}), writes the replies, applies back-pressure by
+ * pausing reads when too much is in flight, and aborts the connection's leases when it closes.
+ */
+final class StoreHandler extends ChannelInboundHandlerAdapter {
+    /** Above either, the connection stops being read until half has been served. */
+    static final int MAX_IN_FLIGHT_REQUESTS = 64;
+    static final long MAX_IN_FLIGHT_BYTES = 64L << 20;
+
+    private final ServerContext server;
+    private final StoreSession session;
+    private final OrderedQueue ordered;
+    // Confined to the channel's event loop.
+    private int inFlight;
+    private long inFlightBytes;
+    private boolean paused;
+
+    StoreHandler(ServerContext server, StoreSession session) {
+        this.server = server;
+        this.session = session;
+        this.ordered = new OrderedQueue(server.executor);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Frame frame = (Frame) msg;
+        if (!(frame.message() instanceof Request request) || request instanceof Request.Hello || request instanceof Request.Auth) {
+            throw new ProtocolException(ErrorCode.PROTOCOL_VIOLATION, frame.type() + " is not allowed after AUTH_OK");
+        }
+        Channel channel = ctx.channel();
+        int id = frame.requestId();
+        if (!server.gate.enter()) {
+            channel.writeAndFlush(Frame.of(id, new Reply.Error(ErrorCode.SHUTTING_DOWN, "server is stopping: " + frame.type() + " not run")));
+            return;
+        }
+        long bytes = FrameCodec.frameLength(frame);
+        inFlight++;
+        inFlightBytes += bytes;
+        if (!paused && (inFlight > MAX_IN_FLIGHT_REQUESTS || inFlightBytes > MAX_IN_FLIGHT_BYTES)) {
+            paused = true;
+            channel.config().setAutoRead(false);
+        }
+        long start = System.nanoTime();
+        ChannelReplies replies = new ChannelReplies(channel, id);
+        CompletableFuture<Void> done;
+        try {
+            if (request.type().ordered()) {
+                done = ordered.submit(() -> serve(request, replies));
+            } else {
+                done = CompletableFuture.supplyAsync(() -> serve(request, replies), server.executor).thenCompose(s -> s);
+            }
+        } catch (RejectedExecutionException e) {
+            done = CompletableFuture.failedFuture(e);
+        }
+        done.whenComplete((v, e) -> {
+            if (e != null && !replies.answered) {
+                replies.last(new Reply.Error(ErrorCode.SHUTTING_DOWN, "server is stopping: " + request.type() + " not run"));
+            }
+            server.metrics.request(request.type(), System.nanoTime() - start, replies.ok);
+            server.gate.exit();
+            ctx.executor().execute(() -> served(channel, bytes));
+        });
+    }
+
+    private CompletionStage<Void> serve(Request request, ChannelReplies replies) {
+        if (session.closed()) {
+            // The client is gone: running what it queued would only do work nobody sees.
+            return CompletableFuture.completedFuture(null);
+        }
+        return server.requests.serve(session, request, replies);
+    }
+
+    private void served(Channel channel, long bytes) {
+        inFlight--;
+        inFlightBytes -= bytes;
+        if (paused && inFlight <= MAX_IN_FLIGHT_REQUESTS / 2 && inFlightBytes <= MAX_IN_FLIGHT_BYTES / 2) {
+            paused = false;
+            if (!ProtocolErrorHandler.failed(channel)) {
+                channel.config().setAutoRead(true);
+            }
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        session.markClosed();
+        // Behind everything this connection queued: a commit already running completes first.
+        try {
+            ordered.submit(() -> {
+                session.abortAll();
+                return CompletableFuture.completedFuture(null);
+            });
+        } catch (RejectedExecutionException e) {
+            session.abortAll();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            // Idle only counts when nothing is being served: a long VERIFY is not idleness.
+            if (inFlight == 0) {
+                ctx.close();
+            }
+        } else {
+            ctx.fireUserEventTriggered(evt);
+        }
+    }
+
+    /** Replies of one request, written from whichever executor thread serves it. */
+    private final class ChannelReplies implements ReplySink {
+        private final Channel channel;
+        private final int requestId;
+        volatile boolean answered;
+        volatile boolean ok;
+
+        ChannelReplies(Channel channel, int requestId) {
+            this.channel = channel;
+            this.requestId = requestId;
+        }
+
+        @Override
+        public void part(Reply reply) {
+            ChannelFuture written = channel.writeAndFlush(new Frame(requestId, true, reply));
+            long timeout = server.config.idleTimeout().toNanos();
+            boolean finished;
+            try {
+                finished = written.await(timeout, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new UncheckedIOException(new IOException("interrupted while sending a reply"));
+            }
+            if (!finished) {
+                channel.close();
+                throw new UncheckedIOException(new IOException("client did not read a reply part within " + server.config.idleTimeout()));
+            }
+            if (!written.isSuccess()) {
+                throw new UncheckedIOException(new IOException("sending a reply part failed", written.cause()));
+            }
+        }
+
+        @Override
+        public void last(Reply reply) {
+            answered = true;
+            ok = reply.type() != MessageType.ERROR;
+            channel.writeAndFlush(Frame.of(requestId, reply));
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.gpdedup.store.server;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code gpdedup-store}: with no arguments, serves the embedded default store (as {@code serve}
+ * does); subcommands run the server, make password hashes, and talk to a running server.
+ */
+@Command(name = "gpdedup-store", mixinStandardHelpOptions = true, versionProvider = StoreMain.Version.class,
+        description = "The gpdedup deduplicating store. With no command: serve ~/.gpdedup/store (see 'serve --help').",
+        subcommands = {ServeCommand.class, HashPasswordCommand.class, AdminCommand.Verify.class, AdminCommand.Gc.class,
+            AdminCommand.Stat.class, AdminCommand.ListObjects.class})
+public final class StoreMain implements java.util.concurrent.Callable<Integer> {
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns its exit code (tests call this instead of main). */
+    public static int run(String... args) {
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT %4$s %3$s: %5$s%6$s%n");
+        }
+        return new CommandLine(new StoreMain()).execute(args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        return new ServeCommand().call();
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = StoreMain.class.getPackage().getImplementationVersion();
+            return new String[] {"gpdedup-store " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

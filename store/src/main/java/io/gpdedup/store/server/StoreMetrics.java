@@ -1,0 +1,179 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.engine.StorageUnit;
+import io.gpdedup.store.engine.UnitStats;
+import io.gpdedup.store.protocol.MessageType;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToDoubleFunction;
+
+/** The server's Micrometer meters, exposed in Prometheus text format (docs/store.md lists them). */
+public final class StoreMetrics {
+    private static final Duration[] LATENCY_BUCKETS = {
+        Duration.ofNanos(250_000), Duration.ofNanos(500_000), Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5),
+        Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10),
+        Duration.ofSeconds(30), Duration.ofSeconds(60)};
+    /** A scrape asks each unit for its stats once per gauge; this keeps that to one engine call. */
+    private static final long STATS_MAX_AGE_NANOS = 1_000_000_000L;
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicInteger leases = new AtomicInteger();
+    private final Counter lookups;
+    private final Counter chunksNew;
+    private final Counter chunksDuplicate;
+    private final Counter chunksPut;
+    private final Counter putPayloadBytes;
+    private final Counter putRawBytes;
+    private final Counter chunksRead;
+    private final Counter readPayloadBytes;
+    private final Counter commits;
+    private final Counter committedLogicalBytes;
+    private final Counter loginFailures;
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Map<String, CachedStats> units = new ConcurrentHashMap<>();
+
+    public StoreMetrics() {
+        Gauge.builder("gpdedup.store.connections", connections, AtomicInteger::get)
+                .description("open client connections").register(registry);
+        Gauge.builder("gpdedup.store.leases.active", leases, AtomicInteger::get)
+                .description("backup streams (leases) open").register(registry);
+        lookups = counter("gpdedup.store.lookups", "fingerprints asked about in MISSING requests");
+        chunksNew = counter("gpdedup.store.chunks.new", "fingerprints MISSING answered as missing (new chunks)");
+        chunksDuplicate = counter("gpdedup.store.chunks.duplicate", "fingerprints MISSING answered as present (duplicates)");
+        chunksPut = counter("gpdedup.store.chunks.put", "chunks received in PUT_CHUNKS");
+        putPayloadBytes = counter("gpdedup.store.put.payload.bytes", "payload bytes received in PUT_CHUNKS (as sent, compressed)");
+        putRawBytes = counter("gpdedup.store.put.raw.bytes", "uncompressed bytes of the chunks received in PUT_CHUNKS");
+        chunksRead = counter("gpdedup.store.chunks.read", "chunks sent in CHUNKS replies");
+        readPayloadBytes = counter("gpdedup.store.read.payload.bytes", "payload bytes sent in CHUNKS replies");
+        commits = counter("gpdedup.store.commits", "objects committed");
+        committedLogicalBytes = counter("gpdedup.store.committed.logical.bytes", "total length of the objects committed");
+        loginFailures = counter("gpdedup.store.login.failures", "failed logins");
+    }
+
+    private Counter counter(String name, String description) {
+        return Counter.builder(name).description(description).register(registry);
+    }
+
+    /** Logical bytes, physical bytes and dedup ratio of a unit, read from the engine at scrape time. */
+    void watchUnit(StorageUnit unit) {
+        units.computeIfAbsent(unit.name(), name -> {
+            CachedStats stats = new CachedStats(unit);
+            unitGauge("gpdedup.store.unit.logical.bytes", "sum of the lengths of the unit's committed objects", stats,
+                    s -> s.get().logicalBytes());
+            unitGauge("gpdedup.store.unit.physical.bytes", "bytes of chunk payloads the unit keeps on disk", stats,
+                    s -> s.get().physicalBytes());
+            unitGauge("gpdedup.store.unit.dedup.ratio", "logical bytes / physical bytes", stats, s -> {
+                UnitStats u = s.get();
+                return u.physicalBytes() == 0 ? Double.NaN : (double) u.logicalBytes() / u.physicalBytes();
+            });
+            unitGauge("gpdedup.store.unit.objects", "committed objects", stats, s -> s.get().objects());
+            unitGauge("gpdedup.store.unit.chunks", "distinct chunks stored", stats, s -> s.get().chunks());
+            return stats;
+        });
+    }
+
+    private void unitGauge(String name, String description, CachedStats stats, ToDoubleFunction<CachedStats> f) {
+        Gauge.builder(name, stats, s -> {
+            try {
+                return f.applyAsDouble(s);
+            } catch (RuntimeException e) {
+                return Double.NaN;
+            }
+        }).description(description).tag("unit", stats.unit.name()).register(registry);
+    }
+
+    private static final class CachedStats {
+        final StorageUnit unit;
+        private UnitStats last;
+        private long readAt;
+
+        CachedStats(StorageUnit unit) {
+            this.unit = unit;
+        }
+
+        synchronized UnitStats get() {
+            long now = System.nanoTime();
+            if (last == null || now - readAt > STATS_MAX_AGE_NANOS) {
+                last = unit.stats();
+                readAt = now;
+            }
+            return last;
+        }
+    }
+
+    void request(MessageType type, long nanos, boolean ok) {
+        String key = type.name() + (ok ? "" : "!");
+        timers.computeIfAbsent(key, k -> Timer.builder("gpdedup.store.request")
+                .description("time from receiving a request to sending its final reply")
+                .tag("type", type.name().toLowerCase(Locale.ROOT))
+                .tag("outcome", ok ? "ok" : "error")
+                .serviceLevelObjectives(LATENCY_BUCKETS)
+                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    void connectionOpened() {
+        connections.incrementAndGet();
+    }
+
+    void connectionClosed() {
+        connections.decrementAndGet();
+    }
+
+    void leaseOpened() {
+        leases.incrementAndGet();
+    }
+
+    void leaseClosed() {
+        leases.decrementAndGet();
+    }
+
+    void lookups(int asked, int missing) {
+        lookups.increment(asked);
+        chunksNew.increment(missing);
+        chunksDuplicate.increment(asked - missing);
+    }
+
+    void chunkPut(int rawLength, int payloadLength) {
+        chunksPut.increment();
+        putRawBytes.increment(rawLength);
+        putPayloadBytes.increment(payloadLength);
+    }
+
+    void chunkRead(int payloadLength) {
+        chunksRead.increment();
+        readPayloadBytes.increment(payloadLength);
+    }
+
+    void committed(long logicalLength) {
+        commits.increment();
+        committedLogicalBytes.increment(logicalLength);
+    }
+
+    void loginFailed() {
+        loginFailures.increment();
+    }
+
+    /** The Prometheus text exposition of every meter. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    public int activeLeases() {
+        return leases.get();
+    }
+
+    public int openConnections() {
+        return connections.get();
+    }
+}

@@ -1,0 +1,284 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.ObjectInfo;
+import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.engine.StoreException;
+import io.gpdedup.store.engine.StoredChunk;
+import io.gpdedup.store.engine.VerifyReport;
+import io.gpdedup.store.protocol.Batches;
+import io.gpdedup.store.protocol.ChunkUpload;
+import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.store.protocol.Request;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+
+/**
+ * Serves one request of an authenticated session against its storage unit: the store's business
+ * logic, with no Netty and no bytes (replies go to a {@link ReplySink}). Runs on the engine
+ * executor, never on an event loop.
+ */
+final class StoreRequests {
+    private static final System.Logger LOG = System.getLogger(StoreRequests.class.getName());
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+    private static final byte[] NO_HASH = new byte[Fingerprint.LENGTH];
+
+    private final StoreMetrics metrics;
+    private final Executor executor;
+    private final int maxFrame;
+    private final int maxBatch;
+
+    StoreRequests(StoreMetrics metrics, Executor executor, int maxFrame, int maxBatch) {
+        this.metrics = metrics;
+        this.executor = executor;
+        this.maxFrame = maxFrame;
+        this.maxBatch = maxBatch;
+    }
+
+    /** Serves {@code request}; the stage completes once its final reply has been handed to {@code out}. */
+    CompletionStage<Void> serve(StoreSession session, Request request, ReplySink out) {
+        try {
+            return dispatch(session, request, out);
+        } catch (UncheckedIOException gone) {
+            // The client went away in the middle of a split reply: nobody to answer.
+            return DONE;
+        } catch (RuntimeException e) {
+            out.last(errorFor(e, request));
+            return DONE;
+        }
+    }
+
+    private CompletionStage<Void> dispatch(StoreSession s, Request request, ReplySink out) {
+        switch (request.type()) {
+            case BEGIN_BACKUP:
+                out.last(new Reply.LeaseGranted(s.open(s.unit.beginBackup()).id));
+                return DONE;
+            case MISSING:
+                missing(s, (Request.Missing) request, out);
+                return DONE;
+            case PUT_CHUNKS:
+                put(s, (Request.PutChunks) request, out);
+                return DONE;
+            case APPEND_RECIPE: {
+                var a = (Request.AppendRecipe) request;
+                s.get(a.lease()).append(a.refs());
+                out.last(new Reply.Ok());
+                return DONE;
+            }
+            case COMMIT:
+                return commit(s, (Request.Commit) request, out);
+            case ABORT:
+                s.release(s.take(((Request.Abort) request).lease()));
+                out.last(new Reply.Ok());
+                return DONE;
+            case GET_RECIPE:
+                recipe(s, ((Request.GetRecipe) request).objectName(), out);
+                return DONE;
+            case GET_CHUNKS:
+                chunks(s, ((Request.GetChunks) request).fingerprints(), out);
+                return DONE;
+            case LIST:
+                list(s, ((Request.ListObjects) request).prefix(), out);
+                return DONE;
+            case DELETE: {
+                String prefix = ((Request.DeleteObjects) request).prefix();
+                if (prefix.isEmpty()) {
+                    throw new BadRequestException("refusing to delete every object of the unit: give a prefix");
+                }
+                out.last(new Reply.Count(s.unit.deleteObjects(prefix)));
+                return DONE;
+            }
+            case STATS:
+                out.last(new Reply.Stats(s.unit.stats()));
+                return DONE;
+            case VERIFY:
+                out.last(fitted(s.unit.verify()));
+                return DONE;
+            case GC:
+                out.last(new Reply.GcResult(s.unit.collectGarbage()));
+                return DONE;
+            case PING:
+                out.last(new Reply.Ok());
+                return DONE;
+            default:
+                throw new IllegalStateException(request.type() + " is not a store request");
+        }
+    }
+
+    private void checkBatch(int n) {
+        if (n > maxBatch) {
+            throw new BadRequestException("batch of " + n + " entries is above the server's max batch " + maxBatch);
+        }
+    }
+
+    private void missing(StoreSession s, Request.Missing m, ReplySink out) {
+        checkBatch(m.fingerprints().size());
+        OpenLease l = s.get(m.lease());
+        boolean[] missing = l.lease.missing(m.fingerprints().toArray(new Fingerprint[0]));
+        if (missing.length != m.fingerprints().size()) {
+            throw new IllegalStateException("engine answered " + missing.length + " of " + m.fingerprints().size() + " fingerprints");
+        }
+        int n = 0;
+        for (boolean b : missing) {
+            n += b ? 1 : 0;
+        }
+        metrics.lookups(missing.length, n);
+        out.last(new Reply.MissingBitmap(missing));
+    }
+
+    private void put(StoreSession s, Request.PutChunks p, ReplySink out) {
+        checkBatch(p.chunks().size());
+        OpenLease l = s.get(p.lease());
+        for (int i = 0; i < p.chunks().size(); i++) {
+            ChunkUpload c = p.chunks().get(i);
+            try {
+                l.lease.put(c.fingerprint(), c.codec(), c.rawLength(), c.payload());
+            } catch (StoreException e) {
+                throw new StoreException("chunk " + i + " (" + c.fingerprint() + "): " + e.getMessage(), e);
+            }
+            metrics.chunkPut(c.rawLength(), c.payload().length);
+        }
+        out.last(new Reply.Ok());
+    }
+
+    private CompletionStage<Void> commit(StoreSession s, Request.Commit c, ReplySink out) {
+        OpenLease l = s.take(c.lease());
+        CompletableFuture<Void> durable;
+        try {
+            Recipe recipe;
+            try {
+                recipe = new Recipe(l.refsWith(c.refs()), c.totalLength(), c.streamSha256());
+            } catch (IllegalArgumentException e) {
+                throw new BadRequestException("recipe of " + c.objectName() + ": " + e.getMessage());
+            }
+            durable = l.lease.commit(c.objectName(), recipe);
+        } catch (RuntimeException e) {
+            s.release(l);
+            throw e;
+        }
+        return durable.handleAsync((v, e) -> {
+            try {
+                s.release(l);
+            } catch (RuntimeException closeFailure) {
+                LOG.log(System.Logger.Level.WARNING, "closing committed lease " + l.id + " failed", closeFailure);
+            }
+            if (e == null) {
+                metrics.committed(c.totalLength());
+                out.last(new Reply.Ok());
+            } else {
+                out.last(errorFor(unwrap(e), c));
+            }
+            return null;
+        }, executor);
+    }
+
+    private void recipe(StoreSession s, String name, ReplySink out) {
+        Optional<Recipe> found = s.unit.recipe(name);
+        if (found.isEmpty()) {
+            out.last(new Reply.NotFound());
+            return;
+        }
+        Recipe r = found.get();
+        int fixed = FrameCodec.frameLength(Frame.of(0, new Reply.RecipePart(0, NO_HASH, List.of())));
+        List<List<ChunkRef>> parts = Batches.split(r.chunks(), ref -> FrameCodec.REF_SIZE, fixed, maxFrame, Integer.MAX_VALUE);
+        for (int i = 0; i < parts.size(); i++) {
+            Reply.RecipePart part = new Reply.RecipePart(r.totalLength(), r.streamSha256(), parts.get(i));
+            if (i < parts.size() - 1) {
+                out.part(part);
+            } else {
+                out.last(part);
+            }
+        }
+    }
+
+    private void chunks(StoreSession s, List<Fingerprint> fingerprints, ReplySink out) {
+        checkBatch(fingerprints.size());
+        int fixed = FrameCodec.frameLength(Frame.of(0, new Reply.ChunksPart(List.of())));
+        List<StoredChunk> part = new ArrayList<>();
+        long length = fixed;
+        for (Fingerprint fp : fingerprints) {
+            StoredChunk c;
+            try {
+                c = s.unit.read(fp);
+            } catch (StoreException e) {
+                throw new StoreException("chunk " + fp + ": " + e.getMessage(), e);
+            }
+            int size = FrameCodec.storedChunkSize(c);
+            if (fixed + (long) size > maxFrame) {
+                throw new StoreException("chunk " + fp + " (" + size + " bytes) does not fit in a frame of " + maxFrame + " bytes");
+            }
+            if (length + size > maxFrame) {
+                out.part(new Reply.ChunksPart(part));
+                part = new ArrayList<>();
+                length = fixed;
+            }
+            part.add(c);
+            length += size;
+            metrics.chunkRead(c.payload().length);
+        }
+        out.last(new Reply.ChunksPart(part));
+    }
+
+    private void list(StoreSession s, String prefix, ReplySink out) {
+        List<ObjectInfo> objects = s.unit.list(prefix);
+        int fixed = FrameCodec.frameLength(Frame.of(0, new Reply.ObjectsPart(List.of())));
+        List<List<ObjectInfo>> parts = Batches.split(objects, FrameCodec::objectInfoSize, fixed, maxFrame, Integer.MAX_VALUE);
+        for (int i = 0; i < parts.size(); i++) {
+            Reply.ObjectsPart part = new Reply.ObjectsPart(parts.get(i));
+            if (i < parts.size() - 1) {
+                out.part(part);
+            } else {
+                out.last(part);
+            }
+        }
+    }
+
+    /** The verify report, its lists cut (saying so) until it fits in one frame. */
+    private Reply.VerifyResult fitted(VerifyReport r) {
+        Reply.VerifyResult reply = new Reply.VerifyResult(r);
+        int keep = Math.max(r.damagedObjects().size(), r.problems().size());
+        while (FrameCodec.frameLength(Frame.of(0, reply)) > maxFrame && keep > 0) {
+            keep /= 2;
+            List<String> damaged = r.damagedObjects().subList(0, Math.min(keep, r.damagedObjects().size()));
+            List<String> problems = new ArrayList<>(r.problems().subList(0, Math.min(keep, r.problems().size())));
+            int left = r.damagedObjects().size() - damaged.size() + r.problems().size() - problems.size();
+            problems.add("... and " + left + " more damaged objects and problems not shown: run verify on the server host");
+            reply = new Reply.VerifyResult(new VerifyReport(r.chunksChecked(), r.bytesChecked(), r.objectsChecked(), damaged, problems));
+        }
+        return reply;
+    }
+
+    static Throwable unwrap(Throwable e) {
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    static Reply.Error errorFor(Throwable e, Request request) {
+        if (e instanceof StoreException) {
+            return new Reply.Error(ErrorCode.STORE_ERROR, message(e));
+        }
+        if (e instanceof BadRequestException || e instanceof IllegalArgumentException) {
+            return new Reply.Error(ErrorCode.BAD_REQUEST, message(e));
+        }
+        LOG.log(System.Logger.Level.ERROR, "serving " + request.type() + " failed", e);
+        return new Reply.Error(ErrorCode.INTERNAL, request.type() + " failed in the server: " + e);
+    }
+
+    private static String message(Throwable e) {
+        String m = e.getMessage();
+        return m == null ? e.toString() : m;
+    }
+}

@@ -1,0 +1,157 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.engine.StoreEngine;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Netty server in front of a {@link StoreEngine}: native epoll when the platform has it, NIO
+ * otherwise. Each connection gets the pipeline idle timer, frame decoder, message decoder and
+ * encoder, handshake, auth and (once authenticated) store handler, and the protocol error handler.
+ * Does not own the engine: whoever opened it closes it after {@link #stop}.
+ */
+public final class StoreServer {
+    private static final System.Logger LOG = System.getLogger(StoreServer.class.getName());
+
+    private final ServerContext context;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final Channel serverChannel;
+    private final boolean epoll;
+    private final Object stopLock = new Object();
+    private boolean stopped;
+
+    private StoreServer(ServerContext context, EventLoopGroup boss, EventLoopGroup workers, Channel serverChannel, boolean epoll) {
+        this.context = context;
+        this.boss = boss;
+        this.workers = workers;
+        this.serverChannel = serverChannel;
+        this.epoll = epoll;
+    }
+
+    /** Binds {@code config.listenAddress():config.port()} (port 0: any free port) and starts serving. */
+    public static StoreServer start(StoreEngine engine, StoreConfig config, StoreMetrics metrics) throws IOException {
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("store-accept"), io);
+        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(Math.min(4, Runtime.getRuntime().availableProcessors()),
+                new DefaultThreadFactory("store-io"), io);
+        ExecutorService executor = new ThreadPoolExecutor(config.engineThreads(), config.engineThreads(), 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), new DefaultThreadFactory("store-engine", true));
+        ChannelGroup channels = new DefaultChannelGroup("store-connections", GlobalEventExecutor.INSTANCE);
+        Authenticator authenticator = new Authenticator(config.units());
+        ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator, LoginThrottle.standard(), channels);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(channelType)
+                .option(ChannelOption.SO_BACKLOG, 256)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        channels.add(ch);
+                        metrics.connectionOpened();
+                        ch.closeFuture().addListener(f -> metrics.connectionClosed());
+                        ChannelPipeline p = ch.pipeline();
+                        p.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+                        p.addLast("frames", new FrameDecoder());
+                        p.addLast("encoder", new MessageEncoder());
+                        p.addLast("messages", new MessageDecoder());
+                        p.addLast("handshake", new HandshakeHandler(config.maxFrameBytes(), config.maxBatch()));
+                        p.addLast("auth", new AuthHandler(context));
+                        p.addLast("errors", new ProtocolErrorHandler());
+                    }
+                });
+        try {
+            Channel server = bootstrap.bind(new InetSocketAddress(config.listenAddress(), config.port())).sync().channel();
+            return new StoreServer(context, boss, workers, server, epoll);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            shutdown(boss, workers, executor);
+            throw new IOException("interrupted while binding " + config.listenAddress() + ":" + config.port(), e);
+        } catch (RuntimeException e) {
+            shutdown(boss, workers, executor);
+            throw new IOException("cannot listen on " + config.listenAddress() + ":" + config.port() + ": " + e.getMessage(), e);
+        }
+    }
+
+    public InetSocketAddress address() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    public boolean usesEpoll() {
+        return epoll;
+    }
+
+    /**
+     * Stops: no new connections, no new requests (they get SHUTTING_DOWN), waits up to the
+     * configured grace for the requests already accepted (commits included) to finish, then closes
+     * every connection (aborting their leases) and waits for the aborts. Idempotent.
+     *
+     * @return whether every accepted request finished within the grace period
+     */
+    public boolean stop() {
+        synchronized (stopLock) {
+            if (stopped) {
+                return true;
+            }
+            stopped = true;
+            boolean drained = false;
+            try {
+                serverChannel.close().syncUninterruptibly();
+                drained = context.gate.closeAndAwait(context.config.shutdownGrace().toNanos());
+                if (!drained) {
+                    LOG.log(System.Logger.Level.WARNING, context.gate.inFlight() + " requests still running after "
+                            + context.config.shutdownGrace() + "; closing their connections");
+                }
+                context.channels.close().awaitUninterruptibly();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                shutdown(boss, workers, context.executor);
+            }
+            return drained;
+        }
+    }
+
+    private static void shutdown(EventLoopGroup boss, EventLoopGroup workers, ExecutorService executor) {
+        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        // After the event loops: their last act on closing connections was to queue lease aborts here.
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
+                LOG.log(System.Logger.Level.WARNING, "engine executor still busy after 30 s; stopping anyway");
+                executor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            executor.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.engine.StoreEngine;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A running store: the engine, the protocol server, the metrics endpoint and the port file, with
+ * the one stop path (SIGTERM, tests, embedding) in {@link #close}. Owns the engine it is given.
+ */
+public final class StoreService implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(StoreService.class.getName());
+
+    private final StoreEngine engine;
+    private final StoreServer server;
+    private final MetricsEndpoint metricsEndpoint;
+    private final StoreMetrics metrics;
+    private final Path portFile;
+    private boolean closed;
+
+    private StoreService(StoreEngine engine, StoreServer server, MetricsEndpoint metricsEndpoint, StoreMetrics metrics, Path portFile) {
+        this.engine = engine;
+        this.server = server;
+        this.metricsEndpoint = metricsEndpoint;
+        this.metrics = metrics;
+        this.portFile = portFile;
+    }
+
+    /**
+     * Serves {@code engine} as {@code config} says and writes the port file into the engine's data
+     * directory. On failure the engine is closed too.
+     */
+    public static StoreService start(StoreConfig config, StoreEngine engine) throws IOException {
+        StoreServer server = null;
+        MetricsEndpoint endpoint = null;
+        try {
+            refuseDemoPasswordBeyondLoopback(config);
+            StoreMetrics metrics = new StoreMetrics();
+            for (String unit : config.units().keySet()) {
+                // Opens (or creates) every configured unit now, so a bad unit name fails the start, not a login.
+                metrics.watchUnit(engine.unit(unit));
+            }
+            server = StoreServer.start(engine, config, metrics);
+            if (config.metricsPort() != StoreConfig.METRICS_OFF) {
+                endpoint = MetricsEndpoint.start(new InetSocketAddress(config.listenAddress(), config.metricsPort()), metrics);
+            }
+            Path portFile = StorePaths.portFile(engine.dataDirectory());
+            writePortFile(portFile, server.address().getPort());
+            LOG.log(System.Logger.Level.INFO, "serving " + engine.dataDirectory() + " on " + server.address()
+                    + (server.usesEpoll() ? " (epoll)" : " (nio)")
+                    + (endpoint == null ? "" : ", metrics on http://" + hostPort(endpoint.address()) + MetricsEndpoint.PATH));
+            return new StoreService(engine, server, endpoint, metrics, portFile);
+        } catch (IOException | RuntimeException e) {
+            if (endpoint != null) {
+                endpoint.close();
+            }
+            if (server != null) {
+                server.stop();
+            }
+            engine.close();
+            throw e;
+        }
+    }
+
+    private static void refuseDemoPasswordBeyondLoopback(StoreConfig config) throws IOException {
+        InetAddress listen = InetAddress.getByName(config.listenAddress());
+        if (listen.isLoopbackAddress()) {
+            return;
+        }
+        for (Map.Entry<String, Map<String, PasswordHash>> unit : config.units().entrySet()) {
+            for (Map.Entry<String, PasswordHash> user : unit.getValue().entrySet()) {
+                if (user.getValue().matches(DemoConfig.PASSWORD.toCharArray())) {
+                    throw new IllegalStateException("user '" + user.getKey() + "' of unit '" + unit.getKey()
+                            + "' has the demo password, which is public: refusing to listen on " + config.listenAddress()
+                            + ". Set a new hash (gpdedup-store hash-password) or listen on 127.0.0.1");
+                }
+            }
+        }
+    }
+
+    private static void writePortFile(Path file, int port) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(tmp, port + "\n");
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    static String hostPort(InetSocketAddress a) {
+        String host = a.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    public InetSocketAddress address() {
+        return server.address();
+    }
+
+    public Optional<InetSocketAddress> metricsAddress() {
+        return Optional.ofNullable(metricsEndpoint).map(MetricsEndpoint::address);
+    }
+
+    public StoreMetrics metrics() {
+        return metrics;
+    }
+
+    /**
+     * The stop path: stop accepting, let accepted requests (commits) finish within the grace period,
+     * close connections (aborting their leases), stop the metrics endpoint, close the engine,
+     * remove the port file. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            server.stop();
+        } finally {
+            if (metricsEndpoint != null) {
+                metricsEndpoint.close();
+            }
+            try {
+                engine.close();
+            } finally {
+                try {
+                    Files.deleteIfExists(portFile);
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.WARNING, "cannot remove " + portFile + ": " + e.getMessage());
+                }
+            }
+        }
+    }
+}

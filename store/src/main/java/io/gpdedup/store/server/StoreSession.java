@@ -1,0 +1,85 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.engine.BackupLease;
+import io.gpdedup.store.engine.StorageUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One authenticated connection's view of the store: its storage unit and the leases it opened.
+ * Lease ids are unique server-wide but only valid on the connection that opened them.
+ */
+final class StoreSession {
+    private static final System.Logger LOG = System.getLogger(StoreSession.class.getName());
+    private static final AtomicLong NEXT_LEASE = new AtomicLong(1);
+
+    final StorageUnit unit;
+    final String user;
+    private final StoreMetrics metrics;
+    private final Map<Long, OpenLease> leases = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    StoreSession(StorageUnit unit, String user, StoreMetrics metrics) {
+        this.unit = unit;
+        this.user = user;
+        this.metrics = metrics;
+    }
+
+    OpenLease open(BackupLease lease) {
+        OpenLease open = new OpenLease(NEXT_LEASE.getAndIncrement(), lease);
+        leases.put(open.id, open);
+        metrics.leaseOpened();
+        return open;
+    }
+
+    OpenLease get(long id) {
+        OpenLease l = leases.get(id);
+        if (l == null) {
+            throw new BadRequestException("no open lease " + id + " on this connection");
+        }
+        return l;
+    }
+
+    /** Ends the lease's use on this connection; the caller closes it. */
+    OpenLease take(long id) {
+        OpenLease l = leases.remove(id);
+        if (l == null) {
+            throw new BadRequestException("no open lease " + id + " on this connection");
+        }
+        return l;
+    }
+
+    /** Closes the engine lease of one taken with {@link #take}. */
+    void release(OpenLease l) {
+        try {
+            l.lease.close();
+        } finally {
+            metrics.leaseClosed();
+        }
+    }
+
+    /** Marks the connection gone: requests still queued are then skipped. */
+    void markClosed() {
+        closed = true;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    /** Aborts every lease still open: nothing they wrote becomes visible. */
+    void abortAll() {
+        List<OpenLease> open = new ArrayList<>(leases.values());
+        leases.clear();
+        for (OpenLease l : open) {
+            try {
+                release(l);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "aborting lease " + l.id + " failed", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.gpdedup.store.engine;
+
+import java.nio.file.Path;
+import java.util.Random;
+
+/**
+ * Child process for {@link KillNineTest}: backs up, deletes and collects garbage in a loop,
+ * printing each acknowledged commit and deletion, until it is killed.
+ */
+public final class CrashWriter {
+    private CrashWriter() {
+    }
+
+    static String objectName(int round, int i) {
+        return "r" + round + "/obj" + i;
+    }
+
+    /** The content of an object is a function of its name, so the parent can check it after the crash. */
+    static byte[] content(String name) {
+        Random r = new Random(name.hashCode());
+        byte[] out = new byte[8 * 4096];
+        for (int i = 0; i < 8; i++) {
+            // blocks from a shared pool of 32, so objects deduplicate against each other
+            System.arraycopy(TestObjects.data(r.nextInt(32), 4096, false), 0, out, i * 4096, 4096);
+        }
+        return out;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args[0]);
+        int round = Integer.parseInt(args[1]);
+        EngineSettings s = EngineSettings.defaults().withContainerSizeBytes(32 << 10).withGcLiveRatio(0.9);
+        DiskStoreEngine engine = DiskStoreEngine.open(dir, s);
+        StorageUnit unit = engine.unit("u1");
+        System.out.println("OPEN");
+        System.out.flush();
+        for (int i = 0; ; i++) {
+            String name = objectName(round, i);
+            TestObjects.backup(unit, name, content(name), 4096, Codec.ZSTD);
+            System.out.println("COMMITTED " + name);
+            if (i % 3 == 2) {
+                String victim = objectName(round, i - 1);
+                unit.deleteObjects(victim);
+                System.out.println("DELETED " + victim);
+                unit.collectGarbage();
+            }
+            System.out.flush();
+        }
+    }
+}

@@ -1,0 +1,243 @@
+package io.gpdedup.store.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.store.Fingerprint;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GarbageCollectionTest {
+    private static final EngineSettings SMALL = EngineSettings.defaults().withContainerSizeBytes(64 << 10);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void containersMostlyLiveAreLeftAlone() {
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            StorageUnit unit = engine.unit("u1");
+            // 15 records of 4096 bytes fill a 64 KiB container: 10 live + 5 dead is above the 50% default
+            byte[] keep = TestObjects.data(1, 10 * 4096, false);
+            byte[] drop = TestObjects.data(2, 5 * 4096, false);
+            TestObjects.backup(unit, "keep", keep, 4096, Codec.NONE);
+            TestObjects.backup(unit, "drop", drop, 4096, Codec.NONE);
+            unit.deleteObjects("drop");
+            GcReport r = unit.collectGarbage();
+            assertEquals(0, r.containersRewritten(), r.toString());
+            assertEquals(15, unit.stats().chunks());
+            assertArrayEquals(keep, TestObjects.restore(unit, "keep"));
+        }
+    }
+
+    @Test
+    void collectsDeletedObjectsAndKeepsLiveOnes() {
+        EngineSettings everyDeadByte = SMALL.withGcLiveRatio(1.0);
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, everyDeadByte)) {
+            StorageUnit unit = engine.unit("u1");
+            byte[] shared = TestObjects.data(1, 40_960, false);
+            byte[] onlyA = TestObjects.data(2, 200_704, false);
+            byte[] a = concat(shared, onlyA);
+            byte[] b = concat(shared, TestObjects.data(3, 8192, false));
+            TestObjects.backup(unit, "a", a, 4096, Codec.NONE);
+            TestObjects.backup(unit, "b", b, 4096, Codec.NONE);
+            UnitStats before = unit.stats();
+            assertEquals(10 + 49 + 2, before.chunks());
+
+            assertEquals(0, unit.collectGarbage().chunksRemoved(), "nothing is garbage yet");
+            assertEquals(1, unit.deleteObjects("a"));
+            GcReport r = unit.collectGarbage();
+            assertEquals(before.chunks(), r.chunksBefore());
+            assertEquals(49, r.chunksRemoved());
+            assertTrue(r.containersRewritten() > 0);
+            assertTrue(r.bytesReclaimed() >= 49 * 4096, r.toString());
+            UnitStats after = unit.stats();
+            assertEquals(12, after.chunks());
+            assertEquals(12 * 4096, after.physicalBytes());
+            assertTrue(after.containers() < before.containers());
+            assertArrayEquals(b, TestObjects.restore(unit, "b"));
+            assertTrue(unit.verify().ok());
+        }
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, everyDeadByte)) {
+            assertArrayEquals(concat(TestObjects.data(1, 40_960, false), TestObjects.data(3, 8192, false)),
+                    TestObjects.restore(engine.unit("u1"), "b"));
+            assertEquals(12, engine.unit("u1").stats().chunks());
+        }
+    }
+
+    @Test
+    void chunksPinnedByOpenLeasesSurvive() {
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            StorageUnit unit = engine.unit("u1");
+            byte[] old = TestObjects.data(1, 81_920, false);
+            TestObjects.backup(unit, "old", old, 4096, Codec.NONE);
+            unit.deleteObjects("old");
+
+            BackupLease dedup = unit.beginBackup();   // told "present": pinned
+            Recipe again = TestObjects.upload(dedup, old, 4096, Codec.NONE);
+            BackupLease fresh = unit.beginBackup();   // put, not committed yet: pinned
+            byte[] newData = TestObjects.data(2, 81_920, false);
+            Recipe freshRecipe = TestObjects.upload(fresh, newData, 4096, Codec.NONE);
+
+            GcReport r = unit.collectGarbage();
+            assertEquals(0, r.chunksRemoved(), r.toString());
+            dedup.commit("old-again", again).join();
+            fresh.commit("new", freshRecipe).join();
+            dedup.close();
+            fresh.close();
+            assertArrayEquals(old, TestObjects.restore(unit, "old-again"));
+            assertArrayEquals(newData, TestObjects.restore(unit, "new"));
+
+            // once nothing references or pins them, they go
+            unit.deleteObjects("");
+            assertEquals(40, unit.collectGarbage().chunksRemoved());
+            assertEquals(0, unit.stats().chunks());
+            assertEquals(0, unit.stats().physicalBytes());
+        }
+    }
+
+    /** A lease closed while its commit waits for the syncer must not leave the commit's chunks unprotected. */
+    @Test
+    void commitInFlightKeepsItsChunksAfterItsLeaseCloses() throws Exception {
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            DiskStorageUnit unit = (DiskStorageUnit) engine.unit("u1");
+            byte[] old = TestObjects.data(1, 4 * 4096, false);
+            TestObjects.backup(unit, "old", old, 4096, Codec.NONE);
+            unit.deleteObjects("old");
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            java.util.concurrent.CompletableFuture<Void> commit;
+            GcReport report;
+            synchronized (unit.containers()) { // stalls the syncer before it makes anything durable
+                BackupLease lease = unit.beginBackup();
+                Recipe recipe = TestObjects.upload(lease, old, 4096, Codec.NONE); // all present: nothing put
+                commit = lease.commit("again", recipe);
+                lease.close();
+                report = pool.submit(unit::collectGarbage).get(60, java.util.concurrent.TimeUnit.SECONDS);
+                assertFalse(commit.isDone());
+            }
+            pool.shutdown();
+            commit.join();
+            assertEquals(0, report.chunksRemoved(), report.toString());
+            assertArrayEquals(old, TestObjects.restore(unit, "again"));
+        }
+    }
+
+    @Test
+    void commitOfAChunkCollectedBeforeItWasPinnedFails() {
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            StorageUnit unit = engine.unit("u1");
+            byte[] old = TestObjects.data(1, 8192, false);
+            Recipe recipe = TestObjects.backup(unit, "old", old, 4096, Codec.NONE);
+            unit.deleteObjects("old");
+            try (BackupLease lease = unit.beginBackup()) {
+                unit.collectGarbage();
+                CompletionException e = assertThrows(CompletionException.class, () -> lease.commit("again", recipe).join());
+                assertTrue(e.getCause().getMessage().contains("neither stored nor pinned"));
+                assertTrue(lease.missing(new Fingerprint[] {recipe.chunks().get(0).fingerprint()})[0]);
+            }
+        }
+    }
+
+    /**
+     * Backups that deduplicate against objects being deleted, a collector running in a loop, and
+     * restores of committed objects, all at once. Every acknowledged object must restore, no
+     * restore may fail, and the unit must verify clean at the end.
+     */
+    @Test
+    void collectionRacingBackupsDeletesAndRestores() throws Exception {
+        EngineSettings tiny = SMALL.withContainerSizeBytes(16 << 10).withGcLiveRatio(0.9);
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, tiny)) {
+            StorageUnit unit = engine.unit("u1");
+            // a pool of 64 "blocks"; each object is 8 blocks drawn from it, so objects share chunks
+            byte[][] blocks = new byte[64][];
+            for (int i = 0; i < blocks.length; i++) {
+                blocks[i] = TestObjects.data(100 + i, 2048, false);
+            }
+            byte[] stable = objectData(new Random(0), blocks);
+            TestObjects.backup(unit, "stable", stable, 2048, Codec.NONE);
+
+            Map<String, byte[]> committed = new ConcurrentHashMap<>();
+            AtomicBoolean stop = new AtomicBoolean();
+            ExecutorService pool = Executors.newFixedThreadPool(5);
+            List<Future<?>> writers = new ArrayList<>();
+            for (int t = 0; t < 3; t++) {
+                int thread = t;
+                writers.add(pool.submit(() -> {
+                    Random r = new Random(thread);
+                    for (int i = 0; i < 60; i++) {
+                        String name = "w" + thread + "/" + i;
+                        byte[] data = objectData(r, blocks);
+                        TestObjects.backup(unit, name, data, 2048, Codec.NONE);
+                        committed.put(name, data);
+                        if (i >= 2) { // delete an older object: its chunks become garbage unless shared or pinned
+                            String victim = "w" + thread + "/" + (i - 2);
+                            unit.deleteObjects(victim);
+                            committed.remove(victim);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            Future<Integer> collector = pool.submit(() -> {
+                int runs = 0;
+                while (!stop.get()) {
+                    unit.collectGarbage();
+                    runs++;
+                }
+                return runs;
+            });
+            Future<Integer> reader = pool.submit(() -> {
+                int restores = 0;
+                while (!stop.get()) {
+                    assertArrayEquals(stable, TestObjects.restore(unit, "stable"));
+                    restores++;
+                }
+                return restores;
+            });
+            for (Future<?> f : writers) {
+                f.get();
+            }
+            stop.set(true);
+            assertTrue(collector.get() > 0);
+            assertTrue(reader.get() > 0);
+            pool.shutdown();
+            unit.collectGarbage();
+            for (Map.Entry<String, byte[]> e : committed.entrySet()) {
+                assertArrayEquals(e.getValue(), TestObjects.restore(unit, e.getKey()), e.getKey());
+            }
+            assertEquals(committed.size() + 1, unit.list("").size());
+            VerifyReport v = unit.verify();
+            assertTrue(v.ok(), v.toString());
+            assertFalse(unit.stats().chunks() > 64, "garbage was collected: " + unit.stats());
+        }
+    }
+
+    private static byte[] objectData(Random r, byte[][] blocks) {
+        byte[] out = new byte[8 * 2048];
+        for (int i = 0; i < 8; i++) {
+            System.arraycopy(blocks[r.nextInt(blocks.length)], 0, out, i * 2048, 2048);
+        }
+        return out;
+    }
+
+    private static byte[] concat(byte[] x, byte[] y) {
+        byte[] out = Arrays.copyOf(x, x.length + y.length);
+        System.arraycopy(y, 0, out, x.length, y.length);
+        return out;
+    }
+}

@@ -1,0 +1,72 @@
+package io.gpdedup.store.recipe;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.Recipe;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class RecipeFileTest {
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 5, 1000})
+    void roundTripsAndDetectsEveryFlippedByte(int chunks) throws Exception {
+        Random r = new Random(chunks);
+        List<ChunkRef> refs = new ArrayList<>();
+        long total = 0;
+        for (int i = 0; i < chunks; i++) {
+            byte[] fp = new byte[32];
+            r.nextBytes(fp);
+            int len = 1 + r.nextInt(1 << 20);
+            refs.add(new ChunkRef(Fingerprint.of(fp), len));
+            total += len;
+        }
+        byte[] sha = new byte[32];
+        r.nextBytes(sha);
+        Recipe recipe = new Recipe(refs, total, sha);
+        byte[] bytes = RecipeFile.encode("a/b/ü", 123456789L, recipe);
+        RecipeFile.Contents back = RecipeFile.decode(bytes);
+        assertEquals("a/b/ü", back.name());
+        assertEquals(123456789L, back.committedAtMillis());
+        assertEquals(recipe.chunks(), back.recipe().chunks());
+        assertEquals(total, back.recipe().totalLength());
+        assertArrayEquals(sha, back.recipe().streamSha256());
+        for (int i = 0; i < Math.min(bytes.length, 200); i++) {
+            byte[] bad = bytes.clone();
+            bad[i] ^= 0x04;
+            assertThrows(CorruptRecipeException.class, () -> RecipeFile.decode(bad), "flipped byte " + i);
+        }
+        assertThrows(CorruptRecipeException.class, () -> RecipeFile.decode(java.util.Arrays.copyOf(bytes, bytes.length - 1)));
+    }
+
+    @Test
+    void objectNamesAreValidatedAndEncodedOneToOne() {
+        for (String bad : new String[] {"", "/", "/a", "a/", "a//b", ".", "..", "a/./b", "a/../b", "x\0y", "\ud800"}) {
+            assertThrows(IllegalArgumentException.class, () -> ObjectName.validate(bad), bad);
+        }
+        assertThrows(IllegalArgumentException.class, () -> ObjectName.validate("x".repeat(1025)));
+        String gp = "mydir/backups/20261123/20261123045500/gpbackup_0_20261123045500_16384";
+        assertEquals(gp, ObjectName.validate(gp));
+        assertEquals("mydir%2Fbackups%2F20261123%2F20261123045500%2Fgpbackup_0_20261123045500_16384.rcp", ObjectName.fileName(gp));
+        for (String n : new String[] {gp, "a b", "100%", "ü/ß", ".hidden", "a.rcp", "~x", "a-b_c.d"}) {
+            String f = ObjectName.fileName(n);
+            assertEquals(n, ObjectName.nameOf(f), f);
+            assertTrue(f.matches("[A-Za-z0-9._%~-]+"), f);
+        }
+        String longName = "d/".repeat(150) + "f";
+        String f = ObjectName.fileName(longName);
+        assertTrue(f.startsWith("~") && f.length() == 1 + 64 + 4, f);
+        assertNull(ObjectName.nameOf(f));
+        assertNull(ObjectName.nameOf("a%2.rcp"));
+        assertNull(ObjectName.nameOf("a%2f.rcp"), "lower-case escapes are not ours");
+    }
+}

@@ -1,0 +1,138 @@
+package io.gpdedup.store.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+    private static final String HASH = PasswordHash.create("pw".toCharArray(), 1_000).encoded();
+    private static final Path BASE = Path.of("/etc/gpdedup");
+
+    @Test
+    void everyKeyIsRead() {
+        StoreConfig c = ConfigLoader.parse("""
+                listen-address: 0.0.0.0
+                port: 9000
+                data-dir: /srv/store
+                metrics-port: 9001
+                idle-timeout-seconds: 30
+                max-frame-bytes: 1048576
+                max-batch: 1000
+                engine-threads: 3
+                shutdown-grace-seconds: 5
+                units:
+                  prod:
+                    users:
+                      backup: %s
+                      admin: %s
+                  test:
+                    users:
+                      tester: %s
+                """.formatted(HASH, HASH, HASH), "test.yaml", BASE);
+        assertEquals("0.0.0.0", c.listenAddress());
+        assertEquals(9000, c.port());
+        assertEquals(Path.of("/srv/store"), c.dataDir());
+        assertEquals(9001, c.metricsPort());
+        assertEquals(Duration.ofSeconds(30), c.idleTimeout());
+        assertEquals(1048576, c.maxFrameBytes());
+        assertEquals(1000, c.maxBatch());
+        assertEquals(3, c.engineThreads());
+        assertEquals(Duration.ofSeconds(5), c.shutdownGrace());
+        assertEquals(2, c.units().get("prod").size());
+        assertTrue(c.units().get("test").get("tester").matches("pw".toCharArray()));
+        assertFalse(c.toString().contains(HASH.substring(20)), "toString shows no hash");
+    }
+
+    @Test
+    void missingKeysTakeTheDefaultsAndRelativePathsTheFilesDirectory() {
+        StoreConfig c = ConfigLoader.parse("data-dir: store\nunits: {u: {users: {a: '" + HASH + "'}}}\n", "t.yaml", BASE);
+        assertEquals("127.0.0.1", c.listenAddress());
+        assertEquals(7411, c.port());
+        assertEquals(BASE.resolve("store"), c.dataDir());
+        assertEquals(StoreConfig.METRICS_OFF, c.metricsPort());
+        assertEquals(16 << 20, c.maxFrameBytes());
+    }
+
+    @Test
+    void anUnknownKeyIsNamedWithItsLine() {
+        ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse("""
+                port: 7411
+                units:
+                  u:
+                    users:
+                      a: %s
+                    pasword: x
+                """.formatted(HASH), "t.yaml", BASE));
+        assertTrue(e.getMessage().contains("line 6"), e.getMessage());
+        assertTrue(e.getMessage().contains("'pasword'"), e.getMessage());
+        assertTrue(e.getMessage().contains("units.u.pasword"), e.getMessage());
+        assertTrue(e.getMessage().contains("users"), "lists the known keys: " + e.getMessage());
+    }
+
+    @Test
+    void aTopLevelTypoIsNamedWithItsLine() {
+        ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
+                () -> ConfigLoader.parse("port: 1\nlisten_address: 0.0.0.0\nunits: {u: {users: {a: '" + HASH + "'}}}\n", "t.yaml", BASE));
+        assertTrue(e.getMessage().contains("line 2") && e.getMessage().contains("listen_address"), e.getMessage());
+    }
+
+    @Test
+    void aRepeatedKeyIsAnError() {
+        ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
+                () -> ConfigLoader.parse("port: 1\nport: 2\nunits: {u: {users: {a: '" + HASH + "'}}}\n", "t.yaml", BASE));
+        assertTrue(e.getMessage().contains("port") && e.getMessage().contains("line 2"), e.getMessage());
+    }
+
+    @Test
+    void aWrongTypeIsNamed() {
+        ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
+                () -> ConfigLoader.parse("port: many\nunits: {u: {users: {a: '" + HASH + "'}}}\n", "t.yaml", BASE));
+        assertTrue(e.getMessage().contains("port") && e.getMessage().contains("line 1"), e.getMessage());
+    }
+
+    @Test
+    void badValuesAreNamed() {
+        String units = "units: {u: {users: {a: '" + HASH + "'}}}\n";
+        assertTrue(assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse("port: 70000\n" + units, "t.yaml", BASE))
+                .getMessage().contains("70000"));
+        assertTrue(assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse("max-frame-bytes: 100\n" + units, "t.yaml", BASE))
+                .getMessage().contains("max-frame-bytes"));
+        assertTrue(assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse("port: 1\n", "t.yaml", BASE))
+                .getMessage().contains("units"));
+        assertTrue(assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse("units: {u: {users: {}}}\n", "t.yaml", BASE))
+                .getMessage().contains("units.u.users"));
+        ConfigLoader.ConfigException badHash = assertThrows(ConfigLoader.ConfigException.class,
+                () -> ConfigLoader.parse("units: {u: {users: {a: plaintext}}}\n", "t.yaml", BASE));
+        assertTrue(badHash.getMessage().contains("units.u.users.a") && badHash.getMessage().contains("hash-password"), badHash.getMessage());
+        assertFalse(badHash.getMessage().contains("plaintext"), "does not echo what may be a password");
+        assertTrue(assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse("", "t.yaml", BASE)).getMessage().contains("empty"));
+    }
+
+    @Test
+    void theDemoConfigLoadsAndIsWrittenOnce(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("sub").resolve("store.yaml");
+        assertTrue(DemoConfig.writeIfAbsent(file));
+        String first = Files.readString(file);
+        assertFalse(DemoConfig.writeIfAbsent(file));
+        assertEquals(first, Files.readString(file), "an existing config is never overwritten");
+        StoreConfig c = ConfigLoader.load(file);
+        assertEquals("127.0.0.1", c.listenAddress());
+        assertEquals(7411, c.port());
+        assertEquals(7412, c.metricsPort());
+        assertEquals(file.getParent().resolve("store"), c.dataDir());
+        assertTrue(c.units().get("gpdedup").get("gpdedup").matches("gpdedup".toCharArray()));
+    }
+
+    @Test
+    void aMissingFileIsNamed(@TempDir Path dir) {
+        assertTrue(assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.load(dir.resolve("nope.yaml")))
+                .getMessage().contains("nope.yaml"));
+    }
+}
