@@ -94,12 +94,6 @@ static long long now_ms(void) {
     return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void sleep_ms(int ms) {
-    struct timespec ts = {ms / 1000, (long) (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-    }
-}
-
 static int path_join(char *out, size_t cap, const char *a, const char *b) {
     int n = snprintf(out, cap, "%s/%s", a, b);
     return n > 0 && (size_t) n < cap;
@@ -215,6 +209,13 @@ static int add_arg(struct argv_builder *b, const char *s) {
     b->v[b->n++] = copy;
     b->v[b->n] = NULL;
     return 0;
+}
+
+static void free_args(struct argv_builder *b) {
+    for (int i = 0; i < b->n; i++) free(b->v[i]);
+    free(b->v);
+    b->v = NULL;
+    b->n = b->cap = 0;
 }
 
 /* Appends the whitespace-separated words of s ($home expanded); flags cannot contain spaces. */
@@ -381,6 +382,17 @@ static int private_directory(const char *dir) {
     return 0;
 }
 
+/* out = dir/base+suffix; false when it does not fit. */
+static int sibling(char *out, size_t cap, const char *dir, const char *base, const char *suffix) {
+    size_t d = strlen(dir), b = strlen(base), x = strlen(suffix);
+    if (d + 1 + b + x + 1 > cap) return 0;
+    memcpy(out, dir, d);
+    out[d] = '/';
+    memcpy(out + d + 1, base, b);
+    memcpy(out + d + 1 + b, suffix, x + 1);
+    return 1;
+}
+
 static int agent_paths(struct agent_paths *p) {
     struct stat st;
     if (stat(launch_path, &st) < 0) {
@@ -405,14 +417,14 @@ static int agent_paths(struct agent_paths *p) {
     h = fnv1a(h, id, sizeof id);
     char base[NAME_MAX + 32];
     snprintf(base, sizeof base, "%s-%016llx", prog, (unsigned long long) h);
-    int n = snprintf(p->socket, sizeof p->socket, "%s/%s.sock", p->dir, base);
-    if (n < 0 || (size_t) n >= sizeof p->socket) {
+    if (!sibling(p->socket, sizeof p->socket, p->dir, base, ".sock")) {
         because("socket path %s/%s.sock is longer than %zu bytes", p->dir, base, sizeof p->socket - 1);
         return -1;
     }
-    snprintf(p->lock, sizeof p->lock, "%s/%s.lock", p->dir, base);
-    snprintf(p->log, sizeof p->log, "%s/%s.log", p->dir, base);
-    snprintf(p->failed, sizeof p->failed, "%s/%s.failed", p->dir, base);
+    /* Shorter than PATH_MAX, since the socket path fit in sun_path. */
+    sibling(p->lock, sizeof p->lock, p->dir, base, ".lock");
+    sibling(p->log, sizeof p->log, p->dir, base, ".log");
+    sibling(p->failed, sizeof p->failed, p->dir, base, ".failed");
     return 0;
 }
 
@@ -480,11 +492,13 @@ static int spawn_agent(const struct agent_paths *p) {
     free(l.text);
     if (!ok) {
         because("out of memory");
+        free_args(&b);
         return -1;
     }
     int alive[2];
     if (pipe2(alive, O_CLOEXEC) < 0) {
         because("pipe: %s", strerror(errno));
+        free_args(&b);
         return -1;
     }
     pid_t pid = fork();
@@ -492,13 +506,14 @@ static int spawn_agent(const struct agent_paths *p) {
         because("fork: %s", strerror(errno));
         close(alive[0]);
         close(alive[1]);
+        free_args(&b);
         return -1;
     }
     if (pid == 0) {
         if (setsid() < 0) _exit(127);
         pid_t agent = fork();
         if (agent != 0) _exit(agent < 0 ? 127 : 0);
-        umask(077);
+        /* The umask stays the caller's: files the backend creates get the modes an in-process call gives them. */
         int in = open("/dev/null", O_RDONLY);
         int log = open(p->log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
         if (log < 0) log = open("/dev/null", O_WRONLY);
@@ -514,6 +529,7 @@ static int spawn_agent(const struct agent_paths *p) {
         _exit(127);
     }
     close(alive[1]);
+    free_args(&b);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
@@ -535,6 +551,10 @@ static void remember_failure(const char *marker) {
     }
 }
 
+static void on_alarm(int sig) {
+    (void) sig;
+}
+
 /*
  * Connects to the agent, starting one if none answers. Starts are serialised with flock on the lock
  * file, so N concurrent first calls start one agent. Returns a connected socket or -1 (reason set).
@@ -545,19 +565,22 @@ static int start_and_connect(const struct agent_paths *p) {
         because("cannot open %s: %s", p->lock, strerror(errno));
         return -1;
     }
-    long long deadline = now_ms() + START_TIMEOUT_MS + 2000;
-    while (flock(lock, LOCK_EX | LOCK_NB) < 0) {
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            because("cannot lock %s: %s", p->lock, strerror(errno));
-            close(lock);
-            return -1;
-        }
-        if (now_ms() > deadline) {
-            because("timed out waiting for another launcher to start the agent");
-            close(lock);
-            return -1;
-        }
-        sleep_ms(2);
+    /* Sleep in flock (no polling: hundreds of first calls may queue here while a JVM starts), woken
+     * by SIGALRM if the holder takes longer than its own bound. */
+    struct sigaction wake = {0}, old;
+    wake.sa_handler = on_alarm;
+    sigemptyset(&wake.sa_mask);
+    sigaction(SIGALRM, &wake, &old); /* no SA_RESTART: flock returns EINTR */
+    alarm(START_TIMEOUT_MS / 1000 + 2);
+    int locked = flock(lock, LOCK_EX);
+    int lock_errno = errno;
+    alarm(0);
+    sigaction(SIGALRM, &old, NULL);
+    if (locked < 0) {
+        if (lock_errno == EINTR) because("timed out waiting for another launcher to start the agent");
+        else because("cannot lock %s: %s", p->lock, strerror(lock_errno));
+        close(lock);
+        return -1;
     }
     int fd = connect_agent(p->socket);
     if (fd >= 0) {
@@ -575,7 +598,7 @@ static int start_and_connect(const struct agent_paths *p) {
         close(lock);
         return -1;
     }
-    deadline = now_ms() + START_TIMEOUT_MS;
+    long long deadline = now_ms() + START_TIMEOUT_MS;
     int wait = 1, exited = 0;
     for (;;) {
         fd = connect_agent(p->socket);
@@ -880,11 +903,13 @@ int main(int argc, char **argv) {
     }
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        say("cannot find my own executable (/proc/self/exe): %s", strerror(errno));
+    if (n > 0) {
+        self[n] = '\0';
+    } else if (argv[0] == NULL || argv[0][0] != '/' || realpath(argv[0], self) == NULL) {
+        /* Without /proc, an absolute argv[0] (gpbackup's executablepath always is) still locates us. */
+        say("cannot find my own executable (/proc/self/exe, argv[0]): %s", strerror(errno));
         return 1;
     }
-    self[n] = '\0';
     char *slash = strrchr(self, '/');
     snprintf(prog, sizeof prog, "%s", slash + 1);
     *slash = '\0';

@@ -20,6 +20,12 @@ class DeleteBackupTest extends PluginContract {
     private String victimKey;
     private byte[] victimData;
 
+    @Override
+    protected void forgetObjectsOfThePreviousFixture() {
+        victimKey = null;
+        victimData = null;
+    }
+
     /** plugin_test.sh step 13, plus the file side and the listing. */
     @Test
     void removesTheBackupAndLeavesTheNextTimestampIntact() throws IOException {

@@ -59,6 +59,7 @@ abstract class PluginContract {
     @BeforeParameterizedClassInvocation
     void startFixture() throws Exception {
         assertNotNull(fixture, "fixture not injected");
+        forgetObjectsOfThePreviousFixture();
         scratch = Files.createTempDirectory("gpdedup-e2e-" + fixture.name() + "-");
         home = Files.createDirectories(scratch.resolve("home"));
         tmp = Files.createDirectories(scratch.resolve("tmp"));
@@ -68,6 +69,14 @@ abstract class PluginContract {
         fixture.start(fixtureScratch);
         plugin = new PluginShell(fixture.executable(), cwd, home);
         config = writeConfig(ConfigFile.render(fixture.executable().toString(), options()));
+    }
+
+    /**
+     * The same test instance serves every fixture in turn (PER_CLASS lifecycle): a subclass that
+     * caches keys of stored objects must forget them here, or it would ask the next plugin for
+     * objects only the previous one holds.
+     */
+    protected void forgetObjectsOfThePreviousFixture() {
     }
 
     @AfterParameterizedClassInvocation

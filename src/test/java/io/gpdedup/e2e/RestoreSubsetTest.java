@@ -25,6 +25,11 @@ class RestoreSubsetTest extends PluginContract {
 
     private String largeKey;
 
+    @Override
+    protected void forgetObjectsOfThePreviousFixture() {
+        largeKey = null;
+    }
+
     static Stream<Arguments> validOffsets() {
         return Stream.of(
                         "1 3 10", // plugin_test.sh: cut -c4-10

@@ -16,6 +16,11 @@ class UsageTest extends PluginContract {
     /** The data key named by the last template filled in. */
     private String key;
 
+    @Override
+    protected void forgetObjectsOfThePreviousFixture() {
+        key = null;
+    }
+
     /** plugin_test.sh: {@code unknown_command} must fail; the user should see how to call the plugin. */
     @ParameterizedTest(name = "\"{0}\"")
     @ValueSource(strings = {"unknown_command", "unknown_command {CFG}", "", "backupdata {CFG} {KEY}", "--help"})

@@ -1,5 +1,6 @@
 package io.gpdedup.plugin.agent;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +50,7 @@ final class CallInput extends InputStream {
             while (frames.remaining() == 0) {
                 FrameType t = frames.next();
                 if (t == null) {
-                    throw new IOException("the caller went away before the end of its stdin (no STDIN_EOF): input is incomplete");
+                    throw incomplete("connection closed");
                 }
                 switch (t) {
                     case STDIN:
@@ -64,10 +65,17 @@ final class CallInput extends InputStream {
                 }
             }
             return frames.read(b, off, len);
+        } catch (EOFException e) {
+            failure = incomplete(e.getMessage());
+            throw failure;
         } catch (IOException e) {
             failure = e;
             throw e;
         }
+    }
+
+    private static IOException incomplete(String how) {
+        return new IOException("the caller went away before the end of its stdin (" + how + ", no STDIN_EOF): input is incomplete");
     }
 
     @Override

@@ -30,6 +30,7 @@ final class CallSession {
     }
 
     void run() {
+        CallRequest call = null;
         try (channel) {
             FrameReader frames = new FrameReader(channel, 64 * 1024);
             FrameWriter replies = new FrameWriter(channel);
@@ -46,7 +47,7 @@ final class CallSession {
             if (first != FrameType.CALL) {
                 throw new ProtocolException("expected CALL, got " + first);
             }
-            CallRequest call = CallRequest.decode(frames.payload());
+            call = CallRequest.decode(frames.payload());
             if (call.version() != CallRequest.VERSION) {
                 reject(replies, "protocol version " + call.version() + " is not supported (agent speaks " + CallRequest.VERSION + ")");
                 return;
@@ -56,7 +57,7 @@ final class CallSession {
             replies.writeInt(FrameType.EXIT, status);
         } catch (IOException e) {
             // The launcher is gone or broke the protocol; the command already saw the failure through its streams.
-            log.warn("call ended without an exit status: " + e);
+            log.warn((call == null ? "a connection" : call.command() + " from pid " + call.callerPid()) + " ended without an exit status: " + e);
         }
     }
 
@@ -70,7 +71,7 @@ final class CallSession {
             status = handler.handle(call, in, out, err);
         } catch (RuntimeException | Error e) {
             // The dispatcher reports every failure itself; this is a bug or the JVM in trouble.
-            log.warn(call.command() + " failed inside the agent: " + e);
+            log.warn(call.command() + " from pid " + call.callerPid() + " failed inside the agent: " + e);
             err.println("gpdedup host agent: " + call.command() + " failed: " + e);
             status = 1;
         }

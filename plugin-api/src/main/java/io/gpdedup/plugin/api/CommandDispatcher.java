@@ -98,7 +98,7 @@ public final class CommandDispatcher {
         ExtraCommand extra = plugin.extraCommands().get(command);
         if (extra != null) {
             PrintStream ps = new PrintStream(out, false, "UTF-8");
-            extra.run(options, log, a, ps);
+            extra.run(options, log, a, in, ps);
             ps.flush();
             return "done";
         }

@@ -1,6 +1,7 @@
 package io.gpdedup.plugin.api;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.List;
 
@@ -11,5 +12,5 @@ public interface ExtraCommand {
 
     String usage();
 
-    void run(PluginOptions options, PluginLog log, List<String> args, PrintStream out) throws IOException;
+    void run(PluginOptions options, PluginLog log, List<String> args, InputStream in, PrintStream out) throws IOException;
 }

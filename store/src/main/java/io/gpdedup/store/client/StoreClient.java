@@ -97,6 +97,12 @@ public final class StoreClient implements AutoCloseable {
                 ReplyCollector.single("DELETE", Reply.Count.class, Reply.Count::count)));
     }
 
+    /** Deletes exactly the object {@code objectName}; returns whether it existed. */
+    public boolean deleteObject(String objectName) {
+        return await(connection.send(new Request.DeleteObject(objectName),
+                ReplyCollector.single("DELETE_OBJECT", Reply.Count.class, Reply.Count::count))) > 0;
+    }
+
     public UnitStats stats() {
         return await(connection.send(new Request.GetStats(), ReplyCollector.single("STATS", Reply.Stats.class, Reply.Stats::stats)));
     }
@@ -131,6 +137,10 @@ public final class StoreClient implements AutoCloseable {
     /** The server's max entries per MISSING, PUT_CHUNKS or GET_CHUNKS request (the client splits above it). */
     public int maxBatch() {
         return connection.maxBatch();
+    }
+
+    Connection connection() {
+        return connection;
     }
 
     public ClientSettings settings() {

@@ -178,6 +178,11 @@ public final class ContainerSet implements Closeable {
         return d;
     }
 
+    /** The containers written since their last fsync, left marked dirty (the syncer still owns them). */
+    public synchronized Dirty peekDirty() {
+        return new Dirty(new ArrayList<>(dirty), dirDirty);
+    }
+
     /** Puts back what a failed fsync did not make durable. */
     public synchronized void returnDirty(Dirty d) {
         dirty.addAll(d.containers());

@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -52,8 +53,9 @@ final class DiskStorageUnit implements StorageUnit {
     private final GroupCommitter committer;
     private final ReentrantLock writeLock = new ReentrantLock();
     private final Set<DiskBackupLease> leases = new HashSet<>(); // guarded by writeLock
-    /** Chunks of commits between validation and durability; added under writeLock, removed without it. */
-    private final Set<Set<Fingerprint>> commitPins = ConcurrentHashMap.newKeySet();
+    /** Chunks of commits between validation and durability, by commit; added under writeLock, removed without it. */
+    private final Map<Long, Set<Fingerprint>> commitPins = new ConcurrentHashMap<>();
+    private final AtomicLong commitIds = new AtomicLong();
     private final List<String> recoveryProblems = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
@@ -247,9 +249,13 @@ final class DiskStorageUnit implements StorageUnit {
                 throw new StoreException("the recipe of " + objectName + " needs a " + Fingerprint.LENGTH + "-byte stream SHA-256");
             }
             Set<Fingerprint> pins = new HashSet<>();
+            long commitId = commitIds.incrementAndGet();
             writeLock.lock();
             try {
                 for (ChunkRef ref : recipe.chunks()) {
+                    if (ref == null || ref.fingerprint() == null) {
+                        throw new StoreException("the recipe of " + objectName + " has an empty chunk reference");
+                    }
                     if (ref.length() < 0) {
                         throw new StoreException("the recipe of " + objectName + " has a negative chunk length");
                     }
@@ -261,12 +267,12 @@ final class DiskStorageUnit implements StorageUnit {
                 }
                 // Pinned apart from the lease, so that even a lease closed before its commit completes
                 // keeps a collection off these chunks until the recipe is on disk.
-                commitPins.add(pins);
+                commitPins.put(commitId, pins);
             } finally {
                 writeLock.unlock();
             }
             CompletableFuture<Void> f = committer.submit(objectName, recipe);
-            f.whenComplete((ok, err) -> commitPins.remove(pins));
+            f.whenComplete((ok, err) -> commitPins.remove(commitId));
             return f;
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
@@ -352,6 +358,16 @@ final class DiskStorageUnit implements StorageUnit {
     }
 
     @Override
+    public boolean deleteObject(String objectName) {
+        checkOpen();
+        try {
+            return catalog.delete(objectName);
+        } catch (IOException e) {
+            throw new StoreException("cannot delete object '" + objectName + "' in unit " + name + ": " + e, e);
+        }
+    }
+
+    @Override
     public int deleteObjects(String prefix) {
         checkOpen();
         try {
@@ -372,7 +388,7 @@ final class DiskStorageUnit implements StorageUnit {
             for (DiskBackupLease l : leases) {
                 pins.addAll(l.pins());
             }
-            for (Set<Fingerprint> p : commitPins) {
+            for (Set<Fingerprint> p : commitPins.values()) {
                 pins.addAll(p);
             }
             return new GarbageCollector(this, pins).run();
@@ -423,6 +439,17 @@ final class DiskStorageUnit implements StorageUnit {
 
     List<String> recoveryProblems() {
         return recoveryProblems;
+    }
+
+    /**
+     * Saves the index after a collection so that a crash does not cost a full rescan. Called
+     * under the write lock (no appends), after fsyncing what the snapshot covers; the dirty marks
+     * stay for the syncer, whose batches must not lose their fsyncs to this one.
+     */
+    void saveIndexSnapshot() throws IOException {
+        ContainerSet.Dirty dirty = containers.peekDirty();
+        containers.sync(dirty);
+        IndexSnapshot.write(snapshotPath(dir), index, containers.lengths());
     }
 
     /** Called by garbage collection before it moves or deletes any record: the snapshot would go stale. */

@@ -119,6 +119,7 @@ final class GarbageCollector {
         for (Container o : outputs) {
             outputBytes += o.size();
         }
+        unit.saveIndexSnapshot();
         return new GcReport(chunksBefore, removed, victimBytes - outputBytes, victims.size());
     }
 

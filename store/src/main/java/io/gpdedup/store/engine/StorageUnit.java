@@ -21,6 +21,9 @@ public interface StorageUnit {
     /** Removes objects whose names start with {@code prefix}; returns how many. Chunks go at the next GC. */
     int deleteObjects(String prefix);
 
+    /** Removes exactly the object {@code objectName}; returns whether it existed. */
+    boolean deleteObject(String objectName);
+
     GcReport collectGarbage();
 
     /** Re-reads and re-hashes every chunk, checks every recipe resolves and every stream hash. */

@@ -1,6 +1,7 @@
 package io.gpdedup.store.engine;
 
 import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.recipe.CorruptRecipeException;
 import io.gpdedup.store.recipe.RecipeCatalog;
@@ -102,7 +103,7 @@ final class UnitVerifier {
             byte[] raw;
             try {
                 ChunkRecord r = unit.readRecord(fp);
-                raw = ChunkDecoder.decode(Codec.ofId(r.codecId()), r.rawLength(), r.payload());
+                raw = ChunkCodec.decode(Codec.ofId(r.codecId()), r.rawLength(), r.payload(), r.payload().length);
             } catch (StoreException | IllegalArgumentException ex) {
                 return "chunk " + i + " (" + fp + "): " + ex.getMessage();
             }

@@ -130,6 +130,8 @@ public final class FrameCodec {
                 return WireWriter.strSize(((Request.ListObjects) m).prefix());
             case DELETE:
                 return WireWriter.strSize(((Request.DeleteObjects) m).prefix());
+            case DELETE_OBJECT:
+                return WireWriter.strSize(((Request.DeleteObject) m).objectName());
             case HELLO_OK:
                 return 2 + 4 + 4;
             case LEASE: case COUNT:
@@ -247,6 +249,9 @@ public final class FrameCodec {
                 break;
             case DELETE:
                 out.str(((Request.DeleteObjects) m).prefix());
+                break;
+            case DELETE_OBJECT:
+                out.str(((Request.DeleteObject) m).objectName());
                 break;
             case HELLO_OK: {
                 var h = (Reply.HelloOk) m;
@@ -415,6 +420,8 @@ public final class FrameCodec {
                 return new Request.ListObjects(in.str("prefix"));
             case DELETE:
                 return new Request.DeleteObjects(in.str("prefix"));
+            case DELETE_OBJECT:
+                return new Request.DeleteObject(in.str("object name"));
             case STATS:
                 return new Request.GetStats();
             case VERIFY:

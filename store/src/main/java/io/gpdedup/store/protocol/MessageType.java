@@ -18,6 +18,7 @@ public enum MessageType {
     VERIFY(0x0E),
     GC(0x0F),
     PING(0x10),
+    DELETE_OBJECT(0x11),
 
     OK(0x80),
     HELLO_OK(0x81),
@@ -68,7 +69,7 @@ public enum MessageType {
     public boolean ordered() {
         switch (this) {
             case BEGIN_BACKUP: case MISSING: case PUT_CHUNKS: case APPEND_RECIPE: case COMMIT:
-            case ABORT: case DELETE: case VERIFY: case GC:
+            case ABORT: case DELETE: case DELETE_OBJECT: case VERIFY: case GC:
                 return true;
             default:
                 return false;

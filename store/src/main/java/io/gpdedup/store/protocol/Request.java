@@ -128,6 +128,14 @@ public sealed interface Request extends Message {
         }
     }
 
+    /** Deletes exactly one object, by its full name (a prefix delete would also hit its longer namesakes). */
+    record DeleteObject(String objectName) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.DELETE_OBJECT;
+        }
+    }
+
     record GetStats() implements Request {
         @Override
         public MessageType type() {

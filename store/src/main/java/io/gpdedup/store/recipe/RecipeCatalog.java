@@ -184,6 +184,23 @@ public final class RecipeCatalog {
     }
 
     /** Durably removes every object whose name starts with {@code prefix}; returns how many. */
+    /** Deletes one object by exact name; false if there was none. */
+    public boolean delete(String name) throws IOException {
+        publishLock.lock();
+        try {
+            Entry e = entries.get(name);
+            if (e == null) {
+                return false;
+            }
+            Files.deleteIfExists(dir.resolve(e.fileName()));
+            FileSync.syncDirectory(dir);
+            entries.remove(name);
+            return true;
+        } finally {
+            publishLock.unlock();
+        }
+    }
+
     public int deletePrefix(String prefix) throws IOException {
         publishLock.lock();
         try {

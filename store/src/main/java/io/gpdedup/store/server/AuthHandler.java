@@ -49,11 +49,15 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
                 }
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.ERROR, "login of " + auth.user() + " to unit " + auth.unit() + " failed", e);
-                ctx.executor().execute(() -> ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.INTERNAL, "login failed in the server: " + e));
+                ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.INTERNAL, "login failed in the server: " + e);
                 return;
             }
             StorageUnit granted = unit;
-            ctx.executor().execute(() -> finish(ctx, frame.requestId(), auth, from, granted));
+            try {
+                ctx.executor().execute(() -> finish(ctx, frame.requestId(), auth, from, granted));
+            } catch (RejectedExecutionException stopped) {
+                // The event loop is gone with the server: so is the connection.
+            }
         };
         try {
             if (wait > 0) {

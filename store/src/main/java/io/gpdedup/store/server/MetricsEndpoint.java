@@ -22,7 +22,12 @@ final class MetricsEndpoint implements AutoCloseable {
     }
 
     static MetricsEndpoint start(InetSocketAddress address, StoreMetrics metrics) throws IOException {
-        HttpServer http = HttpServer.create(address, 16);
+        HttpServer http;
+        try {
+            http = HttpServer.create(address, 16);
+        } catch (IOException e) {
+            throw new IOException("cannot serve metrics on " + address.getHostString() + ":" + address.getPort() + ": " + e.getMessage(), e);
+        }
         http.createContext("/", exchange -> {
             try (exchange) {
                 if (!exchange.getRequestURI().getPath().equals(PATH)) {

@@ -23,8 +23,6 @@ public final class StoreMetrics {
         Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
         Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10),
         Duration.ofSeconds(30), Duration.ofSeconds(60)};
-    /** A scrape asks each unit for its stats once per gauge; this keeps that to one engine call. */
-    private static final long STATS_MAX_AGE_NANOS = 1_000_000_000L;
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final AtomicInteger connections = new AtomicInteger();
@@ -93,22 +91,29 @@ public final class StoreMetrics {
         }).description(description).tag("unit", stats.unit.name()).register(registry);
     }
 
+    /** A unit's stats as of the last scrape: one engine call per unit per scrape, however many gauges. */
     private static final class CachedStats {
         final StorageUnit unit;
-        private UnitStats last;
-        private long readAt;
+        private volatile UnitStats last;
 
         CachedStats(StorageUnit unit) {
             this.unit = unit;
         }
 
-        synchronized UnitStats get() {
-            long now = System.nanoTime();
-            if (last == null || now - readAt > STATS_MAX_AGE_NANOS) {
+        void refresh() {
+            try {
                 last = unit.stats();
-                readAt = now;
+            } catch (RuntimeException e) {
+                last = null;
             }
-            return last;
+        }
+
+        UnitStats get() {
+            UnitStats s = last;
+            if (s == null) {
+                throw new IllegalStateException("no stats");
+            }
+            return s;
         }
     }
 
@@ -165,7 +170,8 @@ public final class StoreMetrics {
     }
 
     /** The Prometheus text exposition of every meter. */
-    public String scrape() {
+    public synchronized String scrape() {
+        units.values().forEach(CachedStats::refresh);
         return registry.scrape();
     }
 

@@ -99,6 +99,9 @@ final class StoreRequests {
                 out.last(new Reply.Count(s.unit.deleteObjects(prefix)));
                 return DONE;
             }
+            case DELETE_OBJECT:
+                out.last(new Reply.Count(s.unit.deleteObject(((Request.DeleteObject) request).objectName()) ? 1 : 0));
+                return DONE;
             case STATS:
                 out.last(new Reply.Stats(s.unit.stats()));
                 return DONE;

@@ -3,6 +3,7 @@ package io.gpdedup.store.server;
 import io.gpdedup.store.engine.StoreEngine;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
@@ -87,17 +88,12 @@ public final class StoreServer {
                         p.addLast("errors", new ProtocolErrorHandler());
                     }
                 });
-        try {
-            Channel server = bootstrap.bind(new InetSocketAddress(config.listenAddress(), config.port())).sync().channel();
-            return new StoreServer(context, boss, workers, server, epoll);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(config.listenAddress(), config.port())).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
             shutdown(boss, workers, executor);
-            throw new IOException("interrupted while binding " + config.listenAddress() + ":" + config.port(), e);
-        } catch (RuntimeException e) {
-            shutdown(boss, workers, executor);
-            throw new IOException("cannot listen on " + config.listenAddress() + ":" + config.port() + ": " + e.getMessage(), e);
+            throw new IOException("cannot listen on " + config.listenAddress() + ":" + config.port() + ": " + bound.cause().getMessage(), bound.cause());
         }
+        return new StoreServer(context, boss, workers, bound.channel(), epoll);
     }
 
     public InetSocketAddress address() {

@@ -49,6 +49,26 @@ class DiskStoreEngineTest {
     }
 
     @Test
+    void emptyObjectAndEmptyChunk() {
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            StorageUnit unit = engine.unit("u1");
+            TestObjects.backup(unit, "empty", new byte[0], 4096, Codec.ZSTD);
+            assertArrayEquals(new byte[0], TestObjects.restore(unit, "empty"));
+            assertEquals(0, unit.list("empty").get(0).length());
+            for (Codec codec : Codec.values()) {
+                try (BackupLease lease = unit.beginBackup()) {
+                    byte[] none = new byte[0];
+                    Fingerprint fp = Fingerprint.compute(none, 0, 0);
+                    lease.put(fp, codec, 0, TestObjects.encode(codec, none));
+                    lease.commit("zero-chunk-" + codec, new Recipe(List.of(new ChunkRef(fp, 0)), 0, TestObjects.sha256(none))).join();
+                }
+                assertArrayEquals(new byte[0], TestObjects.restore(unit, "zero-chunk-" + codec));
+            }
+            assertTrue(unit.verify().ok());
+        }
+    }
+
+    @Test
     void sameChunkIsStoredOnce() {
         try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
@@ -161,6 +181,7 @@ class DiskStoreEngineTest {
     @Test
     void secondEngineOnSameDirectoryIsRefused() {
         try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            assertEquals(dir.toAbsolutePath(), engine.dataDirectory());
             StoreException e = assertThrows(StoreException.class, () -> DiskStoreEngine.open(dir, SMALL));
             assertTrue(e.getMessage().contains("in use"), e.getMessage());
         }

@@ -52,8 +52,8 @@ class GarbageCollectionTest {
             StorageUnit unit = engine.unit("u1");
             byte[] shared = TestObjects.data(1, 40_960, false);
             byte[] onlyA = TestObjects.data(2, 200_704, false);
-            byte[] a = concat(shared, onlyA);
-            byte[] b = concat(shared, TestObjects.data(3, 8192, false));
+            byte[] a = TestObjects.concat(shared, onlyA);
+            byte[] b = TestObjects.concat(shared, TestObjects.data(3, 8192, false));
             TestObjects.backup(unit, "a", a, 4096, Codec.NONE);
             TestObjects.backup(unit, "b", b, 4096, Codec.NONE);
             UnitStats before = unit.stats();
@@ -74,7 +74,7 @@ class GarbageCollectionTest {
             assertTrue(unit.verify().ok());
         }
         try (DiskStoreEngine engine = DiskStoreEngine.open(dir, everyDeadByte)) {
-            assertArrayEquals(concat(TestObjects.data(1, 40_960, false), TestObjects.data(3, 8192, false)),
+            assertArrayEquals(TestObjects.concat(TestObjects.data(1, 40_960, false), TestObjects.data(3, 8192, false)),
                     TestObjects.restore(engine.unit("u1"), "b"));
             assertEquals(12, engine.unit("u1").stats().chunks());
         }
@@ -232,12 +232,6 @@ class GarbageCollectionTest {
         for (int i = 0; i < 8; i++) {
             System.arraycopy(blocks[r.nextInt(blocks.length)], 0, out, i * 2048, 2048);
         }
-        return out;
-    }
-
-    private static byte[] concat(byte[] x, byte[] y) {
-        byte[] out = Arrays.copyOf(x, x.length + y.length);
-        System.arraycopy(y, 0, out, x.length, y.length);
         return out;
     }
 }

@@ -1,12 +1,14 @@
 package io.gpdedup.store.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -22,14 +24,15 @@ class KillNineTest {
 
     @Test
     void acknowledgedObjectsSurviveKillNine() throws Exception {
+        Path store = dir.resolve("store");
         Set<String> acknowledged = new HashSet<>();
         Set<String> deleted = new HashSet<>();
         int[] killAfter = {7, 23, 41};
         for (int round = 0; round < killAfter.length; round++) {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                    CrashWriter.class.getName(), dir.toString(), Integer.toString(round))
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                    CrashWriter.class.getName(), store.toString(), Integer.toString(round))
+                    .redirectError(dir.resolve("child-" + round + ".err").toFile()).start();
             int commits = 0;
             try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
@@ -48,9 +51,11 @@ class KillNineTest {
                 p.destroyForcibly();
                 assertTrue(p.waitFor(30, TimeUnit.SECONDS));
             }
-            assertTrue(commits == killAfter[round], "child ran until killed (round " + round + ")");
+            Path err = dir.resolve("child-" + round + ".err");
+            assertEquals(killAfter[round], commits, "the child died before it was killed (round " + round + "): "
+                    + Files.readString(err));
 
-            try (DiskStoreEngine engine = DiskStoreEngine.open(dir, EngineSettings.defaults().withContainerSizeBytes(32 << 10))) {
+            try (DiskStoreEngine engine = DiskStoreEngine.open(store, EngineSettings.defaults().withContainerSizeBytes(32 << 10))) {
                 StorageUnit unit = engine.unit("u1");
                 Set<String> listed = new HashSet<>();
                 for (ObjectInfo o : unit.list("")) {
@@ -70,7 +75,7 @@ class KillNineTest {
                 assertTrue(v.ok(), v.toString());
             }
         }
-        assertTrue(new File(dir.toFile(), "units/u1/recipes").list().length > 0);
-        assertTrue(List.of(dir.toFile().list()).contains("store.lock"));
+        assertTrue(new File(store.toFile(), "units/u1/recipes").list().length > 0);
+        assertTrue(List.of(store.toFile().list()).contains("store.lock"));
     }
 }

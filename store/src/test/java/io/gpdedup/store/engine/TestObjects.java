@@ -2,6 +2,7 @@ package io.gpdedup.store.engine;
 
 import com.github.luben.zstd.Zstd;
 import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.codec.ChunkCodec;
 import java.io.ByteArrayOutputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ final class TestObjects {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (ChunkRef ref : r.chunks()) {
             StoredChunk c = unit.read(ref.fingerprint());
-            byte[] raw = ChunkDecoder.decode(c.codec(), c.rawLength(), c.payload());
+            byte[] raw = ChunkCodec.decode(c.codec(), c.rawLength(), c.payload(), c.payload().length);
             if (!Fingerprint.compute(raw, 0, raw.length).equals(ref.fingerprint())) {
                 throw new AssertionError("chunk " + ref.fingerprint() + " restores wrong bytes");
             }
@@ -83,6 +84,12 @@ final class TestObjects {
             throw new AssertionError("stream hash mismatch for " + name);
         }
         return all;
+    }
+
+    static byte[] concat(byte[] x, byte[] y) {
+        byte[] out = Arrays.copyOf(x, x.length + y.length);
+        System.arraycopy(y, 0, out, x.length, y.length);
+        return out;
     }
 
     static byte[] sha256(byte[] data) {

@@ -45,10 +45,10 @@ class VerifyTest {
         byte[] y = TestObjects.data(3, 8192, false);
         try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
-            TestObjects.backup(unit, "p/hit-by-chunk", concat(shared, x), 4096, Codec.NONE);
-            TestObjects.backup(unit, "p/also-hit-by-chunk", concat(x, y), 4096, Codec.NONE);
-            TestObjects.backup(unit, "p/hit-by-recipe", concat(shared, y), 4096, Codec.NONE);
-            TestObjects.backup(unit, "p/healthy", concat(shared, shared), 4096, Codec.NONE);
+            TestObjects.backup(unit, "p/hit-by-chunk", TestObjects.concat(shared, x), 4096, Codec.NONE);
+            TestObjects.backup(unit, "p/also-hit-by-chunk", TestObjects.concat(x, y), 4096, Codec.NONE);
+            TestObjects.backup(unit, "p/hit-by-recipe", TestObjects.concat(shared, y), 4096, Codec.NONE);
+            TestObjects.backup(unit, "p/healthy", TestObjects.concat(shared, shared), 4096, Codec.NONE);
 
             // flip one payload byte of x's second chunk, which "p/hit-by-chunk" and "p/also-hit-by-chunk" share
             Fingerprint victim = Fingerprint.compute(x, 4096, 4096);
@@ -62,7 +62,7 @@ class VerifyTest {
             assertTrue(v.problems().stream().anyMatch(p -> p.contains(victim.toString())), v.toString());
             assertThrows(StoreException.class, () -> unit.read(victim));
             assertThrows(StoreException.class, () -> unit.recipe("p/hit-by-recipe"));
-            assertArrayEquals(concat(shared, shared), TestObjects.restore(unit, "p/healthy"));
+            assertArrayEquals(TestObjects.concat(shared, shared), TestObjects.restore(unit, "p/healthy"));
             assertThrows(StoreException.class, unit::collectGarbage, "GC must not guess what a damaged recipe needs");
         }
         // after a restart the damaged recipe is still listed and still named
@@ -73,7 +73,7 @@ class VerifyTest {
             // deleting the damaged objects lets GC run again
             unit.deleteObjects("p/hit-by-recipe");
             unit.collectGarbage();
-            assertArrayEquals(concat(shared, shared), TestObjects.restore(unit, "p/healthy"));
+            assertArrayEquals(TestObjects.concat(shared, shared), TestObjects.restore(unit, "p/healthy"));
         }
     }
 
@@ -100,11 +100,5 @@ class VerifyTest {
             f.seek(at);
             f.write(b ^ 0x01);
         }
-    }
-
-    private static byte[] concat(byte[] x, byte[] y) {
-        byte[] out = java.util.Arrays.copyOf(x, x.length + y.length);
-        System.arraycopy(y, 0, out, x.length, y.length);
-        return out;
     }
 }

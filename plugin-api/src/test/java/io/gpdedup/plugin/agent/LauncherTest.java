@@ -1,0 +1,389 @@
+package io.gpdedup.plugin.agent;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * The native launcher (scripts/launcher, compiled here with its build script) against real agent
+ * processes, run the way gpbackup runs a plugin: a minimal environment without PATH or JAVA_HOME.
+ * Skipped, with a message, only when the machine has no C compiler.
+ */
+class LauncherTest {
+    private static final String NAME = TestStorePlugin.NAME;
+    private static final String KEY = "/data/gpseg0/backups/20261123/20261123045500/gpbackup_0_20261123045500_";
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static Path binary;
+
+    @TempDir
+    Path tmp;
+    private Path home;
+    private Path run;
+    private Path store;
+    private Path config;
+
+    @BeforeAll
+    static void compile() throws Exception {
+        Path build = Paths.get("").toAbsolutePath().getParent().resolve("scripts/launcher/build");
+        assertTrue(Files.isExecutable(build), build + " missing");
+        Path out = Paths.get("target/launcher-test/gpdedup_launcher").toAbsolutePath();
+        Process p = new ProcessBuilder(build.toString(), out.toString()).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        int status = p.waitFor();
+        assumeTrue(status == 0 || !output.contains("no C compiler"), "no C compiler on this machine, launcher tests skipped: " + output.trim());
+        assertEquals(0, status, "building the launcher failed:\n" + output);
+        binary = out;
+    }
+
+    @BeforeEach
+    void setUp() throws IOException {
+        home = tmp.resolve("home");
+        run = tmp.resolve("run");
+        store = tmp.resolve("store");
+        config = tmp.resolve("plugin.yaml");
+        Files.createDirectories(home.resolve("bin"));
+        Files.createDirectories(home.resolve("lib"));
+        Files.copy(binary, home.resolve("bin").resolve(NAME), StandardCopyOption.COPY_ATTRIBUTES);
+        Files.writeString(home.resolve("lib/java"), ProcessHandle.current().info().command().orElseThrow() + "\n");
+        // One classpath entry through $home, as build-dist writes them.
+        Files.createSymbolicLink(home.resolve("lib/test-classes"), codeSource(TestStorePlugin.class));
+        writeLaunch("io.gpdedup.plugin.agent.HostAgent", TestStorePlugin.class.getName());
+        Files.writeString(config, "executablepath: " + home.resolve("bin").resolve(NAME) + "\noptions:\n  directory: " + store
+                + "\n  log_directory: " + tmp.resolve("logs") + "\n");
+    }
+
+    @AfterEach
+    void stopAgents() {
+        for (ProcessHandle agent : agents()) {
+            agent.destroy();
+            agent.onExit().orTimeout(20, TimeUnit.SECONDS).exceptionally(e -> null).join();
+        }
+    }
+
+    private void writeLaunch(String agentMain, String definition) throws IOException {
+        String cp = Stream.of(codeSource(HostAgent.class).toString(), "$home/lib/test-classes", codeSource(JsonParser.class).toString(),
+                codeSource(YAMLFactory.class).toString(), codeSource(Yaml.class).toString()).collect(Collectors.joining(":"));
+        Files.writeString(home.resolve("lib").resolve(NAME + ".launch"), String.join("\n",
+                "# written by LauncherTest",
+                "format=1",
+                "main=" + TestStorePlugin.class.getName(),
+                "classpath=" + cp,
+                "flags=-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto",
+                "agent_main=" + agentMain,
+                "definition=" + definition,
+                "agent_flags=-XX:+UseSerialGC -Xss512k",
+                "agent_args=--idle-timeout=60s",
+                ""));
+    }
+
+    private static Path codeSource(Class<?> c) {
+        try {
+            return Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Agent processes this test started: their command line names this test's socket directory. */
+    private List<ProcessHandle> agents() {
+        String marker = run.toString() + "/";
+        return ProcessHandle.allProcesses()
+                .filter(p -> p.info().commandLine().map(c -> c.contains(marker) && c.contains(".sock")).orElse(false))
+                .collect(Collectors.toList());
+    }
+
+    private List<Path> sockets() throws IOException {
+        if (!Files.isDirectory(run)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(run)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".sock")).collect(Collectors.toList());
+        }
+    }
+
+    private record Result(int status, byte[] stdout, String stderr) {
+        String out() {
+            return new String(stdout, StandardCharsets.UTF_8);
+        }
+    }
+
+    private Process start(Map<String, String> env, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(home.resolve("bin").resolve(NAME).toString());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile());
+        pb.environment().clear(); // COPY ... TO PROGRAM: no PATH, no JAVA_HOME
+        pb.environment().put("GPDEDUP_AGENT_DIR", run.toString());
+        pb.environment().putAll(env);
+        return pb.start();
+    }
+
+    /** Runs the launcher, feeding stdin and draining stdout and stderr all at once. */
+    private Result call(Map<String, String> env, byte[] stdin, String... args) throws Exception {
+        Process p = start(env, args);
+        CompletableFuture<Void> in = CompletableFuture.runAsync(() -> {
+            try (OutputStream o = p.getOutputStream()) {
+                o.write(stdin);
+            } catch (IOException e) {
+                // the command did not read it all
+            }
+        });
+        CompletableFuture<byte[]> out = drain(p.getInputStream());
+        CompletableFuture<byte[]> err = drain(p.getErrorStream());
+        if (!p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("launcher did not finish within " + WAIT + ": " + String.join(" ", args));
+        }
+        in.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        return new Result(p.exitValue(), out.get(WAIT.toSeconds(), TimeUnit.SECONDS),
+                new String(err.get(WAIT.toSeconds(), TimeUnit.SECONDS), StandardCharsets.UTF_8));
+    }
+
+    private Result call(byte[] stdin, String... args) throws Exception {
+        return call(Map.of(), stdin, args);
+    }
+
+    private static CompletableFuture<byte[]> drain(InputStream s) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (s) {
+                return s.readAllBytes();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private static Map<String, String> require() {
+        return Map.of("GPDEDUP_AGENT", "require");
+    }
+
+    @Test
+    void backupAndRestoreGoThroughOneAgent() throws Exception {
+        byte[] data = random(12 << 20, 1);
+        Result b = call(require(), data, "backup_data", config.toString(), KEY + "1");
+        assertEquals(0, b.status(), b.stderr());
+        assertEquals("", b.stderr());
+        Result r = call(require(), new byte[0], "restore_data", config.toString(), KEY + "1");
+        assertEquals(0, r.status(), r.stderr());
+        assertArrayEquals(data, r.stdout());
+        assertEquals("", r.stderr());
+        assertEquals(1, agents().size(), "one agent serves both calls");
+        assertEquals(1, sockets().size());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(run)));
+    }
+
+    @Test
+    void relaysTwelveMegabytesBothWaysAtOnce() throws Exception {
+        writeLaunch(EchoHandler.class.getName(), "echo");
+        byte[] data = random(12 << 20, 2);
+        Result r = call(require(), data, "echo", "5");
+        assertEquals(5, r.status(), r.stderr());
+        assertArrayEquals(data, r.stdout());
+        assertEquals("echoed " + data.length + " bytes\n", r.stderr());
+    }
+
+    @Test
+    void relaysExitStatusAndStderr() throws Exception {
+        Result r = call(require(), new byte[0], "restore_data", config.toString(), KEY + "missing");
+        assertEquals(1, r.status());
+        assertEquals(0, r.stdout().length);
+        assertTrue(r.stderr().contains("no object backups/20261123/20261123045500/gpbackup_0_20261123045500_missing"), r.stderr());
+        Result usage = call(require(), new byte[0], "backup_data");
+        assertEquals(2, usage.status());
+        assertTrue(usage.stderr().contains("usage: " + NAME), usage.stderr());
+        Result version = call(require(), new byte[0], "--version");
+        assertEquals(0, version.status(), version.stderr());
+        assertTrue(version.out().startsWith(NAME + " version "), version.out());
+    }
+
+    @Test
+    void refusesASocketDirectoryOthersCanAccess() throws Exception {
+        Files.createDirectory(run, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Result refused = call(require(), new byte[0], "plugin_api_version");
+        assertEquals(1, refused.status());
+        assertTrue(refused.stderr().contains("other users can access it; refusing it"), refused.stderr());
+        // Without require, the call still works: in-process.
+        Result fallback = call(new byte[0], "plugin_api_version");
+        assertEquals(0, fallback.status(), fallback.stderr());
+        assertEquals("0.5.0\n", fallback.out());
+        assertEquals(List.of(), sockets());
+        assertEquals(List.of(), agents());
+    }
+
+    @Test
+    void refusesASocketDirectoryOfAnotherUser() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "changing a directory's owner needs root");
+        Files.createDirectory(run, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.setOwner(run, run.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+        Result refused = call(require(), new byte[0], "plugin_api_version");
+        assertEquals(1, refused.status());
+        assertTrue(refused.stderr().contains("is owned by uid"), refused.stderr());
+        assertEquals(List.of(), sockets());
+    }
+
+    @Test
+    void agentOffRunsInProcess() throws Exception {
+        Result b = call(Map.of("GPDEDUP_AGENT", "off"), "in-process".getBytes(StandardCharsets.UTF_8), "backup_data", config.toString(), KEY + "off");
+        assertEquals(0, b.status(), b.stderr());
+        assertEquals("in-process", Files.readString(TestStorePlugin.objectFile(store, KEY + "off")));
+        assertFalse(Files.exists(run), "GPDEDUP_AGENT=off touched the socket directory");
+        Result bad = call(Map.of("GPDEDUP_AGENT", "maybe"), new byte[0], "plugin_api_version");
+        assertEquals(2, bad.status());
+        assertTrue(bad.stderr().contains("GPDEDUP_AGENT must be on, off or require"), bad.stderr());
+    }
+
+    @Test
+    void concurrentFirstCallsStartOneAgent() throws Exception {
+        int n = 6;
+        List<CompletableFuture<Result>> calls = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int id = i;
+            calls.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return call(require(), random(100_000, id), "backup_data", config.toString(), KEY + "c" + id);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        for (int i = 0; i < n; i++) {
+            Result r = calls.get(i).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(0, r.status(), r.stderr());
+            assertArrayEquals(random(100_000, i), Files.readAllBytes(TestStorePlugin.objectFile(store, KEY + "c" + i)));
+        }
+        assertEquals(1, agents().size(), "agents: " + agents());
+    }
+
+    @Test
+    void aKilledLauncherCommitsNothing() throws Exception {
+        Process p = start(require(), "backup_data", config.toString(), KEY + "killed");
+        OutputStream stdin = p.getOutputStream();
+        stdin.write(random(2 << 20, 3));
+        stdin.flush();
+        awaitPartialFile();
+        p.destroyForcibly(); // SIGKILL mid-stream: no STDIN_EOF will ever come
+        p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
+        Path failure = TestStorePlugin.failureFile(store, KEY + "killed");
+        awaitFile(failure);
+        assertTrue(Files.readString(failure).contains("before the end of its stdin"), Files.readString(failure));
+        assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "killed")));
+        Result r = call(require(), new byte[0], "restore_data", config.toString(), KEY + "killed");
+        assertEquals(1, r.status());
+        assertEquals(0, r.stdout().length);
+    }
+
+    @Test
+    void losingTheAgentMidCallFailsTheCall() throws Exception {
+        Process p = start(require(), "backup_data", config.toString(), KEY + "orphan");
+        CompletableFuture<byte[]> err = drain(p.getErrorStream());
+        OutputStream stdin = p.getOutputStream();
+        stdin.write(random(1 << 20, 4));
+        stdin.flush();
+        awaitPartialFile();
+        List<ProcessHandle> agents = agents();
+        assertEquals(1, agents.size());
+        agents.get(0).destroyForcibly();
+        assertTrue(p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), "launcher hung after losing its agent");
+        assertNotEquals(0, p.exitValue());
+        String stderr = new String(err.get(WAIT.toSeconds(), TimeUnit.SECONDS), StandardCharsets.UTF_8);
+        assertTrue(stderr.contains("lost the host agent"), stderr);
+        assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "orphan")));
+    }
+
+    @Test
+    void fallsBackInProcessWhenNoAgentCanStart() throws Exception {
+        writeLaunch("io.gpdedup.plugin.agent.NoSuchAgent", TestStorePlugin.class.getName());
+        Result r = call("still stored".getBytes(StandardCharsets.UTF_8), "backup_data", config.toString(), KEY + "fb");
+        assertEquals(0, r.status(), r.stderr());
+        assertEquals("", r.stderr());
+        assertEquals("still stored", Files.readString(TestStorePlugin.objectFile(store, KEY + "fb")));
+        try (Stream<Path> s = Files.list(run)) {
+            assertTrue(s.anyMatch(f -> f.getFileName().toString().endsWith(".failed")), "no failure marker");
+        }
+        // The failure is remembered: the next call does not try again, and says so when asked to require an agent.
+        Result refused = call(require(), new byte[0], "plugin_api_version");
+        assertEquals(1, refused.status());
+        assertTrue(refused.stderr().contains("failed to start less than"), refused.stderr());
+    }
+
+    @Test
+    void replacesTheSocketOfAKilledAgent() throws Exception {
+        assertEquals(0, call(require(), new byte[0], "plugin_api_version").status());
+        List<ProcessHandle> first = agents();
+        assertEquals(1, first.size());
+        first.get(0).destroyForcibly(); // leaves its socket file behind
+        first.get(0).onExit().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(1, sockets().size(), "stale socket file expected");
+        Result r = call(require(), new byte[0], "plugin_api_version");
+        assertEquals(0, r.status(), r.stderr());
+        List<ProcessHandle> second = agents();
+        assertEquals(1, second.size());
+        assertNotEquals(first.get(0).pid(), second.get(0).pid());
+    }
+
+    private void awaitPartialFile() throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            if (Files.isDirectory(store)) {
+                try (Stream<Path> s = Files.list(store)) {
+                    if (s.anyMatch(f -> f.getFileName().toString().startsWith(".partial-"))) {
+                        return;
+                    }
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the backup never started writing");
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static void awaitFile(Path p) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!Files.exists(p)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(p + " did not appear within " + WAIT);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+}

@@ -1,0 +1,87 @@
+package io.gpdedup.dedup;
+
+import io.gpdedup.dedup.chunk.ChunkerParams;
+import io.gpdedup.plugin.api.PluginException;
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.client.BackupSession;
+import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.codec.ChunkCodec;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.Codec;
+import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.engine.StoredChunk;
+import io.gpdedup.store.protocol.ChunkUpload;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Chunk sizes are fixed per storage unit once data is written: a different chunker would cut the
+ * same table at other places and nothing would dedup again. The first backup records its sizes in
+ * the unit as object {@value #OBJECT}; later backups with other sizes are refused.
+ */
+final class ChunkingFreeze {
+    static final String OBJECT = ".gpdedup/chunking";
+    private final Set<String> checked = ConcurrentHashMap.newKeySet();
+
+    void check(StoreClient client, ChunkerParams params) {
+        String key = client.settings().host() + ":" + client.settings().port() + "/" + client.settings().unit() + "/" + params;
+        if (checked.contains(key)) {
+            return;
+        }
+        Optional<ChunkerParams> frozen = read(client);
+        if (frozen.isEmpty()) {
+            write(client, params);
+        } else if (!frozen.get().equals(params)) {
+            ChunkerParams f = frozen.get();
+            throw new PluginException("storage unit '" + client.settings().unit() + "' was written with chunk sizes "
+                    + f.minSize() + "/" + f.avgSize() + "/" + f.maxSize() + " (min/avg/max); the config asks for "
+                    + params.minSize() + "/" + params.avgSize() + "/" + params.maxSize()
+                    + ": remove chunk_min_size, chunk_avg_size and chunk_max_size or set them to the unit's values");
+        }
+        checked.add(key);
+    }
+
+    private static Optional<ChunkerParams> read(StoreClient client) {
+        Optional<Recipe> recipe = client.recipe(OBJECT);
+        if (recipe.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            List<ChunkRef> refs = recipe.get().chunks();
+            Fingerprint[] fps = refs.stream().map(ChunkRef::fingerprint).toArray(Fingerprint[]::new);
+            StringBuilder text = new StringBuilder();
+            List<StoredChunk> chunks = client.chunks(fps).get();
+            for (StoredChunk c : chunks) {
+                text.append(new String(ChunkCodec.decode(c.codec(), c.rawLength(), c.payload()), StandardCharsets.US_ASCII));
+            }
+            String[] w = text.toString().trim().split(" ");
+            return Optional.of(new ChunkerParams(Integer.parseInt(w[0]), Integer.parseInt(w[1]), Integer.parseInt(w[2])));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PluginException("interrupted while reading the unit's chunk sizes");
+        } catch (ExecutionException | RuntimeException e) {
+            throw new PluginException("cannot read the chunk sizes recorded in storage unit '" + client.settings().unit() + "': " + e.getMessage());
+        }
+    }
+
+    private static void write(StoreClient client, ChunkerParams p) {
+        byte[] text = (p.minSize() + " " + p.avgSize() + " " + p.maxSize() + "\n").getBytes(StandardCharsets.US_ASCII);
+        Fingerprint fp = Fingerprint.compute(text, 0, text.length);
+        try (BackupSession s = client.beginBackup()) {
+            boolean[] missing = s.missing(new Fingerprint[] {fp}).get();
+            if (missing[0]) {
+                s.put(List.of(new ChunkUpload(fp, Codec.NONE, text.length, text))).get();
+            }
+            s.commit(OBJECT, new Recipe(List.of(new ChunkRef(fp, text.length)), text.length, Fingerprint.newDigest().digest(text))).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PluginException("interrupted while recording the unit's chunk sizes");
+        } catch (ExecutionException e) {
+            throw new PluginException("cannot record the chunk sizes in storage unit '" + client.settings().unit() + "': " + e.getCause().getMessage());
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.gpdedup.dedup;
+
+import io.gpdedup.plugin.api.PluginException;
+import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.StoreAuthException;
+import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.client.StoreClientException;
+import io.gpdedup.store.client.StoreConnectException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Logged-in store connections kept between calls. A plugin process uses one and exits; the host
+ * agent serves thousands of calls, and a connection per call (TCP, handshake, login) would cost
+ * more than an empty table's whole backup.
+ */
+final class StoreConnections {
+    private static final int MAX_IDLE_PER_STORE = 16;
+    private final Map<ClientSettings, Deque<StoreClient>> idle = new HashMap<>();
+
+    StoreClient borrow(ClientSettings settings) {
+        synchronized (this) {
+            Deque<StoreClient> q = idle.get(settings);
+            while (q != null && !q.isEmpty()) {
+                StoreClient c = q.pollFirst();
+                if (c.isOpen()) {
+                    return c;
+                }
+            }
+        }
+        try {
+            return StoreClient.connect(settings);
+        } catch (StoreAuthException e) {
+            throw new PluginException("gpdedup-store at " + settings.host() + ":" + settings.port() + " refused user '" + settings.user()
+                    + "' for storage unit '" + settings.unit() + "': " + e.getMessage());
+        } catch (StoreConnectException e) {
+            throw new PluginException("cannot reach gpdedup-store at " + settings.host() + ":" + settings.port() + ": " + e.getMessage());
+        } catch (StoreClientException e) {
+            throw new PluginException("gpdedup-store at " + settings.host() + ":" + settings.port() + ": " + e.getMessage());
+        }
+    }
+
+    /** Hands a connection back; a broken one, or one too many, is closed. */
+    void giveBack(StoreClient client) {
+        if (client.isOpen()) {
+            synchronized (this) {
+                Deque<StoreClient> q = idle.computeIfAbsent(client.settings(), s -> new ArrayDeque<>());
+                if (q.size() < MAX_IDLE_PER_STORE) {
+                    q.addFirst(client);
+                    return;
+                }
+            }
+        }
+        client.close();
+    }
+}

@@ -1,0 +1,189 @@
+package io.gpdedup.dedup.pipeline;
+
+import io.gpdedup.dedup.chunk.ChunkStream;
+import io.gpdedup.dedup.chunk.Chunker;
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.client.BackupSession;
+import io.gpdedup.store.codec.EncodedChunk;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.protocol.ChunkUpload;
+import java.io.IOException;
+import java.io.InputStream;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Turns one stdin stream into a recipe whose chunks the store holds. The calling thread only cuts
+ * chunks; fingerprints, the stream's SHA-256 (chained batch after batch, so in order), lookups,
+ * compression of missing chunks and uploads run behind it on the worker pool and the connection,
+ * with at most {@link PipelineSettings#windowBytes()} of chunk data in flight. Duplicates cost a
+ * fingerprint and a lookup, never compression or transfer.
+ */
+public final class BackupPipeline {
+    private final PipelineSettings settings;
+    private final Chunker chunker;
+
+    public BackupPipeline(PipelineSettings settings) {
+        this.settings = settings;
+        this.chunker = new Chunker(settings.chunking());
+    }
+
+    /** What a finished stream amounts to, for logs and benchmarks. */
+    public record Result(Recipe recipe, long chunks, long newChunks, long newBytes, long sentBytes) {
+    }
+
+    /** Reads {@code in} to EOF and returns its recipe; nothing is committed here. */
+    public Result store(InputStream in, BackupSession session) throws IOException {
+        ByteWindow window = new ByteWindow(settings.windowBytes());
+        MessageDigest streamHash = Fingerprint.newDigest();
+        List<CompletableFuture<Batch>> batches = new ArrayList<>();
+        CompletableFuture<Void> hashed = CompletableFuture.completedFuture(null);
+        long total = 0;
+        try (ChunkStream chunks = chunker.stream(in)) {
+            Batch batch = new Batch();
+            while (chunks.next()) {
+                batch.add(chunks.copyChunk());
+                total += chunks.length();
+                if (batch.bytes >= settings.batchBytes()) {
+                    hashed = submit(batch, session, window, streamHash, hashed, batches);
+                    batch = new Batch();
+                }
+                failFast(batches);
+            }
+            if (!batch.chunks.isEmpty()) {
+                hashed = submit(batch, session, window, streamHash, hashed, batches);
+            }
+            hashed.get();
+            List<ChunkRef> refs = new ArrayList<>();
+            long newChunks = 0;
+            long newBytes = 0;
+            long sent = 0;
+            for (CompletableFuture<Batch> f : batches) {
+                Batch b = f.get();
+                for (int i = 0; i < b.fingerprints.length; i++) {
+                    refs.add(new ChunkRef(b.fingerprints[i], b.lengths[i]));
+                }
+                newChunks += b.newChunks;
+                newBytes += b.newBytes;
+                sent += b.sentBytes;
+            }
+            return new Result(new Recipe(refs, total, streamHash.digest()), refs.size(), newChunks, newBytes, sent);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException e) {
+            throw unwrap(e.getCause());
+        } finally {
+            batches.forEach(f -> f.cancel(false));
+        }
+    }
+
+    private CompletableFuture<Void> submit(Batch batch, BackupSession session, ByteWindow window, MessageDigest streamHash,
+            CompletableFuture<Void> previousHash, List<CompletableFuture<Batch>> batches) throws IOException {
+        int units = window.units(batch.bytes);
+        window.acquire(units);
+        CompletableFuture<Batch> stored = CompletableFuture.supplyAsync(batch::fingerprint, settings.workers())
+                .thenCompose(b -> session.missing(b.fingerprints).thenApply(b::markMissing))
+                .thenApplyAsync(b -> b.encodeMissing(settings), settings.workers())
+                .thenCompose(b -> session.put(b.uploads).thenApply(v -> b));
+        // The stream hash must see batches in order: chain each update after the previous one.
+        CompletableFuture<Void> hashed = previousHash.thenRunAsync(() -> {
+            for (byte[] c : batch.chunks) {
+                streamHash.update(c);
+            }
+        }, settings.workers());
+        // Only fingerprints and lengths outlive a batch: its bytes go once stored and hashed.
+        CompletableFuture<Batch> done = stored.thenCombine(hashed, (b, v) -> b.release());
+        done.whenComplete((b, e) -> window.release(units));
+        batches.add(done);
+        return hashed;
+    }
+
+    private static void failFast(List<CompletableFuture<Batch>> batches) throws ExecutionException, InterruptedException {
+        // Stop reading stdin as soon as the store has refused something.
+        if (!batches.isEmpty()) {
+            CompletableFuture<Batch> last = batches.get(batches.size() - 1);
+            if (last.isCompletedExceptionally()) {
+                last.get();
+            }
+        }
+    }
+
+    static IOException unwrap(Throwable t) {
+        Throwable cause = t;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof IOException io) {
+            return io;
+        }
+        if (cause instanceof RuntimeException re) {
+            throw re;
+        }
+        return new IOException(cause);
+    }
+
+    /** Chunks that travel together through lookup and upload. */
+    private static final class Batch {
+        final List<byte[]> chunks = new ArrayList<>();
+        int[] lengths = new int[16];
+        long bytes;
+        Fingerprint[] fingerprints;
+        boolean[] missing;
+        List<ChunkUpload> uploads = List.of();
+        long newChunks;
+        long newBytes;
+        long sentBytes;
+
+        void add(byte[] chunk) {
+            if (chunks.size() == lengths.length) {
+                lengths = java.util.Arrays.copyOf(lengths, 2 * lengths.length);
+            }
+            lengths[chunks.size()] = chunk.length;
+            chunks.add(chunk);
+            bytes += chunk.length;
+        }
+
+        Batch fingerprint() {
+            MessageDigest md = Fingerprint.newDigest();
+            fingerprints = new Fingerprint[chunks.size()];
+            for (int i = 0; i < fingerprints.length; i++) {
+                md.update(chunks.get(i));
+                fingerprints[i] = Fingerprint.of(md.digest());
+            }
+            return this;
+        }
+
+        Batch markMissing(boolean[] m) {
+            missing = m;
+            return this;
+        }
+
+        Batch encodeMissing(PipelineSettings settings) {
+            List<ChunkUpload> up = new ArrayList<>();
+            for (int i = 0; i < missing.length; i++) {
+                if (missing[i]) {
+                    byte[] raw = chunks.get(i);
+                    EncodedChunk e = settings.codec().encode(raw, 0, raw.length);
+                    up.add(new ChunkUpload(fingerprints[i], e.codec(), raw.length, e.exactPayload()));
+                    newChunks++;
+                    newBytes += raw.length;
+                    sentBytes += e.length();
+                }
+            }
+            uploads = up;
+            return this;
+        }
+
+        Batch release() {
+            uploads = List.of();
+            chunks.clear();
+            return this;
+        }
+    }
+}

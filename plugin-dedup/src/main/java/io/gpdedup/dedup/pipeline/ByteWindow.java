@@ -1,0 +1,39 @@
+package io.gpdedup.dedup.pipeline;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.concurrent.Semaphore;
+
+/** A budget of bytes in flight: the reader blocks when the stages behind it fall back. */
+final class ByteWindow {
+    private static final int UNIT = 1024;
+    private final Semaphore permits;
+    private final int capacityUnits;
+
+    ByteWindow(long capacityBytes) {
+        this.capacityUnits = (int) Math.max(1, capacityBytes / UNIT);
+        this.permits = new Semaphore(capacityUnits);
+    }
+
+    /** Units to acquire for {@code bytes}; one batch can always pass, even larger than the window. */
+    int units(long bytes) {
+        return (int) Math.min(capacityUnits, Math.max(1, (bytes + UNIT - 1) / UNIT));
+    }
+
+    void acquire(int units) throws IOException {
+        try {
+            permits.acquire(units);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for the store");
+        }
+    }
+
+    boolean tryAcquire(int units) {
+        return permits.tryAcquire(units);
+    }
+
+    void release(int units) {
+        permits.release(units);
+    }
+}

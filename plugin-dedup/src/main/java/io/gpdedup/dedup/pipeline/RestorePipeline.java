@@ -1,0 +1,170 @@
+package io.gpdedup.dedup.pipeline;
+
+import io.gpdedup.plugin.api.ByteRanges;
+import io.gpdedup.plugin.api.PluginException;
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.codec.ChunkCodec;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.engine.StoredChunk;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.security.MessageDigest;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Writes a recipe's bytes to stdout. Chunk batches are fetched ahead (up to the window) and
+ * decoded on the worker pool; each chunk's SHA-256 is checked before any of its bytes is written,
+ * so a damaged chunk stops the restore with nothing unverified written. A full restore also checks
+ * the stream's SHA-256 at the end; a subset restore fetches only the chunks under its ranges.
+ */
+public final class RestorePipeline {
+    private final PipelineSettings settings;
+    private final StoreClient client;
+
+    public RestorePipeline(PipelineSettings settings, StoreClient client) {
+        this.settings = settings;
+        this.client = client;
+    }
+
+    public void writeAll(Recipe recipe, OutputStream out) throws IOException {
+        MessageDigest streamHash = Fingerprint.newDigest();
+        List<ChunkRef> chunks = recipe.chunks();
+        List<Piece> pieces = new ArrayList<>(chunks.size());
+        for (ChunkRef c : chunks) {
+            pieces.add(new Piece(c, 0, c.length()));
+        }
+        write(pieces, out, streamHash);
+        if (!MessageDigest.isEqual(streamHash.digest(), recipe.streamSha256())) {
+            throw new PluginException("restored stream does not match the SHA-256 recorded at backup: the recipe is damaged");
+        }
+    }
+
+    public void writeRanges(Recipe recipe, ByteRanges ranges, OutputStream out) throws IOException {
+        List<ChunkRef> chunks = recipe.chunks();
+        long[] starts = new long[chunks.size() + 1];
+        for (int i = 0; i < chunks.size(); i++) {
+            starts[i + 1] = starts[i] + chunks.get(i).length();
+        }
+        List<Piece> pieces = new ArrayList<>();
+        for (int r = 0; r < ranges.count(); r++) {
+            long s = ranges.start(r);
+            long e = ranges.end(r);
+            if (s == e) {
+                continue;
+            }
+            int first = chunkAt(starts, s);
+            int last = chunkAt(starts, e - 1);
+            for (int i = first; i <= last; i++) {
+                int from = (int) (Math.max(s, starts[i]) - starts[i]);
+                int to = (int) (Math.min(e, starts[i + 1]) - starts[i]);
+                pieces.add(new Piece(chunks.get(i), from, to));
+            }
+        }
+        write(pieces, out, null);
+    }
+
+    /** The index of the chunk holding byte {@code pos}. */
+    private static int chunkAt(long[] starts, long pos) {
+        int lo = 0;
+        int hi = starts.length - 2;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (starts[mid] <= pos) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /** Part {@code [from, to)} of one chunk to write. */
+    private record Piece(ChunkRef chunk, int from, int to) {
+    }
+
+    private void write(List<Piece> pieces, OutputStream out, MessageDigest streamHash) throws IOException {
+        ByteWindow window = new ByteWindow(settings.windowBytes());
+        Deque<Fetch> inFlight = new ArrayDeque<>();
+        int next = 0;
+        try {
+            while (next < pieces.size() || !inFlight.isEmpty()) {
+                // Keep fetching ahead while the window has room; always keep one batch going.
+                while (next < pieces.size()) {
+                    int end = next;
+                    long bytes = 0;
+                    while (end < pieces.size() && (end == next || bytes + pieces.get(end).chunk().length() <= settings.batchBytes())) {
+                        bytes += pieces.get(end).chunk().length();
+                        end++;
+                    }
+                    int units = window.units(bytes);
+                    if (!inFlight.isEmpty() && !window.tryAcquire(units)) {
+                        break;
+                    }
+                    if (inFlight.isEmpty()) {
+                        window.acquire(units);
+                    }
+                    inFlight.add(fetch(pieces.subList(next, end), units));
+                    next = end;
+                }
+                Fetch f = inFlight.poll();
+                byte[][] raw = f.chunks.get();
+                for (int i = 0; i < raw.length; i++) {
+                    Piece p = f.pieces.get(i);
+                    if (streamHash != null) {
+                        streamHash.update(raw[i], p.from(), p.to() - p.from());
+                    }
+                    out.write(raw[i], p.from(), p.to() - p.from());
+                }
+                window.release(f.units);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException e) {
+            throw BackupPipeline.unwrap(e.getCause());
+        } finally {
+            inFlight.forEach(f -> f.chunks.cancel(false));
+        }
+    }
+
+    private record Fetch(List<Piece> pieces, CompletableFuture<byte[][]> chunks, int units) {
+    }
+
+    private Fetch fetch(List<Piece> pieces, int units) {
+        Fingerprint[] fps = new Fingerprint[pieces.size()];
+        for (int i = 0; i < fps.length; i++) {
+            fps[i] = pieces.get(i).chunk().fingerprint();
+        }
+        CompletableFuture<byte[][]> decoded = client.chunks(fps).thenApplyAsync(stored -> verify(pieces, stored), settings.workers());
+        return new Fetch(pieces, decoded, units);
+    }
+
+    private static byte[][] verify(List<Piece> pieces, List<StoredChunk> stored) {
+        if (stored.size() != pieces.size()) {
+            throw new PluginException("store returned " + stored.size() + " chunks for " + pieces.size() + " asked");
+        }
+        MessageDigest md = Fingerprint.newDigest();
+        byte[][] raw = new byte[pieces.size()][];
+        for (int i = 0; i < raw.length; i++) {
+            ChunkRef ref = pieces.get(i).chunk();
+            StoredChunk s = stored.get(i);
+            if (s.rawLength() != ref.length()) {
+                throw new PluginException("chunk " + ref.fingerprint() + " has " + s.rawLength() + " bytes in the store, the recipe says " + ref.length());
+            }
+            byte[] bytes = ChunkCodec.decode(s.codec(), s.rawLength(), s.payload());
+            md.update(bytes);
+            if (!MessageDigest.isEqual(md.digest(), ref.fingerprint().toBytes())) {
+                throw new PluginException("chunk " + ref.fingerprint() + " is damaged in the store (its SHA-256 does not match): restore stopped");
+            }
+            raw[i] = bytes;
+        }
+        return raw;
+    }
+}

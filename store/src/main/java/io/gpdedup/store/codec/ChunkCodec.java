@@ -1,0 +1,125 @@
+package io.gpdedup.store.codec;
+
+import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdCompressCtx;
+import io.gpdedup.store.engine.Codec;
+import io.gpdedup.store.engine.StoreException;
+import net.jpountz.lz4.LZ4Compressor;
+import net.jpountz.lz4.LZ4Exception;
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4SafeDecompressor;
+
+/**
+ * Encodes chunks with one codec and level; a chunk that does not shrink is kept raw (codec NONE),
+ * so incompressible data costs no decode time on restore. Thread-safe: zstd contexts are per thread.
+ */
+public final class ChunkCodec {
+    private static final LZ4Factory LZ4 = LZ4Factory.fastestInstance();
+    private static final LZ4SafeDecompressor LZ4_DECODER = LZ4.safeDecompressor();
+
+    private final Codec codec;
+    private final int level;
+    private final ThreadLocal<ZstdCompressCtx> zstd;
+    private final LZ4Compressor lz4;
+
+    private ChunkCodec(Codec codec, int level) {
+        this.codec = codec;
+        this.level = level;
+        this.zstd = codec == Codec.ZSTD ? ThreadLocal.withInitial(() -> new ZstdCompressCtx().setLevel(level)) : null;
+        this.lz4 = codec == Codec.LZ4 ? LZ4.fastCompressor() : null;
+    }
+
+    /** {@code level} applies to zstd (1..19; negative levels are zstd's fast modes); ignored otherwise. */
+    public static ChunkCodec of(Codec codec, int level) {
+        if (codec == Codec.ZSTD && (level < -7 || level > 19 || level == 0)) {
+            throw new IllegalArgumentException("zstd level must be between -7 and 19 (not 0), got " + level);
+        }
+        return new ChunkCodec(codec, level);
+    }
+
+    public Codec codec() {
+        return codec;
+    }
+
+    public int level() {
+        return level;
+    }
+
+    public EncodedChunk encode(byte[] raw, int off, int len) {
+        switch (codec) {
+            case ZSTD: {
+                byte[] out = new byte[(int) Zstd.compressBound(len)];
+                int n = zstd.get().compressByteArray(out, 0, out.length, raw, off, len);
+                if (n < len) {
+                    return new EncodedChunk(Codec.ZSTD, out, n);
+                }
+                break;
+            }
+            case LZ4: {
+                byte[] out = new byte[lz4.maxCompressedLength(len)];
+                int n = lz4.compress(raw, off, len, out, 0, out.length);
+                if (n < len) {
+                    return new EncodedChunk(Codec.LZ4, out, n);
+                }
+                break;
+            }
+            default:
+                break;
+        }
+        byte[] copy = new byte[len];
+        System.arraycopy(raw, off, copy, 0, len);
+        return new EncodedChunk(Codec.NONE, copy, len);
+    }
+
+    /** The raw chunk; throws {@link StoreException} unless the payload decodes to exactly {@code rawLength} bytes. */
+    public static byte[] decode(Codec codec, int rawLength, byte[] payload, int payloadLength) {
+        switch (codec) {
+            case NONE: {
+                if (payloadLength != rawLength) {
+                    throw new StoreException("uncompressed chunk has " + payloadLength + " bytes, not " + rawLength);
+                }
+                if (payload.length == rawLength) {
+                    return payload;
+                }
+                byte[] out = new byte[rawLength];
+                System.arraycopy(payload, 0, out, 0, rawLength);
+                return out;
+            }
+            case LZ4: {
+                byte[] out = new byte[rawLength];
+                int n;
+                try {
+                    n = LZ4_DECODER.decompress(payload, 0, payloadLength, out, 0, rawLength);
+                } catch (LZ4Exception e) {
+                    throw new StoreException("LZ4 chunk does not decode to " + rawLength + " bytes: " + e.getMessage());
+                }
+                if (n != rawLength) {
+                    throw new StoreException("LZ4 chunk decodes to " + n + " bytes, not " + rawLength);
+                }
+                return out;
+            }
+            case ZSTD: {
+                byte[] out = new byte[rawLength];
+                long n;
+                try {
+                    n = Zstd.decompressByteArray(out, 0, rawLength, payload, 0, payloadLength);
+                } catch (RuntimeException e) {
+                    throw new StoreException("zstd chunk does not decode to " + rawLength + " bytes: " + e.getMessage());
+                }
+                if (Zstd.isError(n)) {
+                    throw new StoreException("zstd chunk does not decode: " + Zstd.getErrorName(n));
+                }
+                if (n != rawLength) {
+                    throw new StoreException("zstd chunk decodes to " + n + " bytes, not " + rawLength);
+                }
+                return out;
+            }
+            default:
+                throw new StoreException("unknown codec " + codec);
+        }
+    }
+
+    public static byte[] decode(Codec codec, int rawLength, byte[] payload) {
+        return decode(codec, rawLength, payload, payload.length);
+    }
+}

@@ -1,0 +1,130 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.engine.BackupLease;
+import io.gpdedup.store.engine.Codec;
+import io.gpdedup.store.engine.GcReport;
+import io.gpdedup.store.engine.ObjectInfo;
+import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.engine.StorageUnit;
+import io.gpdedup.store.engine.StoreEngine;
+import io.gpdedup.store.engine.StoredChunk;
+import io.gpdedup.store.engine.UnitStats;
+import io.gpdedup.store.engine.VerifyReport;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * A real engine whose commits do not become durable until the test says so: the commit call
+ * returns at once, its future completes (with the real commit's outcome) on {@link #release}.
+ */
+final class HoldingEngine implements StoreEngine {
+    final CountDownLatch commitStarted = new CountDownLatch(1);
+    private final CompletableFuture<Void> released = new CompletableFuture<>();
+    private final StoreEngine real;
+
+    HoldingEngine(StoreEngine real) {
+        this.real = real;
+    }
+
+    void release() {
+        released.complete(null);
+    }
+
+    @Override
+    public StorageUnit unit(String name) {
+        StorageUnit u = real.unit(name);
+        return new StorageUnit() {
+            @Override
+            public String name() {
+                return u.name();
+            }
+
+            @Override
+            public BackupLease beginBackup() {
+                BackupLease l = u.beginBackup();
+                return new BackupLease() {
+                    @Override
+                    public boolean[] missing(Fingerprint[] fingerprints) {
+                        return l.missing(fingerprints);
+                    }
+
+                    @Override
+                    public void put(Fingerprint fingerprint, Codec codec, int rawLength, byte[] payload) {
+                        l.put(fingerprint, codec, rawLength, payload);
+                    }
+
+                    @Override
+                    public CompletableFuture<Void> commit(String objectName, Recipe recipe) {
+                        commitStarted.countDown();
+                        return released.thenCompose(v -> l.commit(objectName, recipe));
+                    }
+
+                    @Override
+                    public void close() {
+                        l.close();
+                    }
+                };
+            }
+
+            @Override
+            public Optional<Recipe> recipe(String objectName) {
+                return u.recipe(objectName);
+            }
+
+            @Override
+            public StoredChunk read(Fingerprint fingerprint) {
+                return u.read(fingerprint);
+            }
+
+            @Override
+            public List<ObjectInfo> list(String prefix) {
+                return u.list(prefix);
+            }
+
+            @Override
+            public int deleteObjects(String prefix) {
+                return u.deleteObjects(prefix);
+            }
+
+            @Override
+            public boolean deleteObject(String objectName) {
+                return u.deleteObject(objectName);
+            }
+
+            @Override
+            public GcReport collectGarbage() {
+                return u.collectGarbage();
+            }
+
+            @Override
+            public VerifyReport verify() {
+                return u.verify();
+            }
+
+            @Override
+            public UnitStats stats() {
+                return u.stats();
+            }
+        };
+    }
+
+    @Override
+    public Set<String> unitNames() {
+        return real.unitNames();
+    }
+
+    @Override
+    public Path dataDirectory() {
+        return real.dataDirectory();
+    }
+
+    @Override
+    public void close() {
+        real.close();
+    }
+}

@@ -1,0 +1,85 @@
+package io.gpdedup.store.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.client.BackupSession;
+import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.Codec;
+import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.protocol.ChunkUpload;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.InetSocketAddress;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MetricsTest {
+
+    @Test
+    void theEndpointShowsTrafficDedupAndLatency(@TempDir Path dir) throws Exception {
+        try (StoreFixture store = StoreFixture.start(dir, c -> c.withMetricsPort(0), e -> e)) {
+            InetSocketAddress metrics = store.service.metricsAddress().orElseThrow();
+            byte[] raw = new byte[4096];
+            Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);
+            Recipe twice = new Recipe(List.of(new ChunkRef(fp, raw.length), new ChunkRef(fp, raw.length)), 2L * raw.length, new byte[32]);
+            try (StoreClient client = store.connectA()) {
+                try (BackupSession s = client.beginBackup()) {
+                    s.missing(new Fingerprint[] {fp, fp}).join();
+                    s.put(List.of(new ChunkUpload(fp, Codec.NONE, raw.length, raw))).join();
+                    s.commit("a", twice).join();
+                }
+                try (BackupSession s = client.beginBackup()) {
+                    s.missing(new Fingerprint[] {fp}).join();
+                    assertEquals(1, store.service.metrics().activeLeases());
+                    String during = get(metrics, "/metrics");
+                    assertEquals(1.0, value(during, "gpdedup_store_leases_active"));
+                    assertEquals(1.0, value(during, "gpdedup_store_connections"));
+                    s.commit("b", twice).join();
+                }
+                String text = get(metrics, "/metrics");
+                assertEquals(3.0, value(text, "gpdedup_store_lookups_total"));
+                assertEquals(2.0, value(text, "gpdedup_store_chunks_new_total"), "both lookups of the first batch came before the put");
+                assertEquals(1.0, value(text, "gpdedup_store_chunks_duplicate_total"));
+                assertEquals(1.0, value(text, "gpdedup_store_chunks_put_total"));
+                assertEquals(2.0, value(text, "gpdedup_store_commits_total"));
+                assertEquals(4.0 * raw.length, value(text, "gpdedup_store_committed_logical_bytes_total"));
+                assertEquals(4.0 * raw.length, value(text, "gpdedup_store_unit_logical_bytes{unit=\"alpha\"}"));
+                assertEquals(4.0, value(text, "gpdedup_store_unit_dedup_ratio{unit=\"alpha\"}"), 0.01, "4 logical blocks on 1 physical");
+                assertEquals(0.0, value(text, "gpdedup_store_leases_active"));
+                assertTrue(text.contains("gpdedup_store_request_seconds_bucket{outcome=\"ok\",type=\"commit\",le=\"0.001\"}"), text);
+                assertEquals(2.0, value(text, "gpdedup_store_request_seconds_count{outcome=\"ok\",type=\"commit\"}"));
+            }
+            assertEquals(404, status(metrics, "/other"));
+        }
+    }
+
+    private static double value(String text, String series) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(text);
+        assertTrue(m.find(), series + " not in:\n" + text);
+        return Double.parseDouble(m.group(1));
+    }
+
+    private static String get(InetSocketAddress a, String path) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) new URL("http://127.0.0.1:" + a.getPort() + path).openConnection();
+        assertEquals(200, c.getResponseCode());
+        assertTrue(c.getContentType().startsWith("text/plain"));
+        try (InputStream in = c.getInputStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static int status(InetSocketAddress a, String path) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) new URL("http://127.0.0.1:" + a.getPort() + path).openConnection();
+        return c.getResponseCode();
+    }
+}

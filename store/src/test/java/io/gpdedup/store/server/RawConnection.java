@@ -1,0 +1,74 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.protocol.ProtocolVersions;
+import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.store.protocol.Request;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+
+/** A socket speaking raw frames (or raw bytes), to test what the client library would never send. */
+final class RawConnection implements AutoCloseable {
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+
+    RawConnection(int port) throws IOException {
+        socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(20_000);
+        in = new DataInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+    }
+
+    /** HELLO and AUTH as unit A. */
+    static RawConnection loggedIn(int port) throws IOException {
+        RawConnection c = new RawConnection(port);
+        c.send(Frame.of(1, new Request.Hello(ProtocolVersions.SUPPORTED)));
+        if (!(c.read().message() instanceof Reply.HelloOk)) {
+            throw new IOException("no HELLO_OK");
+        }
+        c.send(Frame.of(2, new Request.Auth(StoreFixture.UNIT_A, StoreFixture.USER_A, StoreFixture.PASSWORD_A)));
+        if (!(c.read().message() instanceof Reply.AuthOk)) {
+            throw new IOException("no AUTH_OK");
+        }
+        return c;
+    }
+
+    void send(Frame frame) throws IOException {
+        ByteBuffer b = FrameCodec.encode(frame);
+        out.write(b.array(), 0, b.limit());
+    }
+
+    void sendBytes(byte[] bytes) throws IOException {
+        out.write(bytes);
+    }
+
+    Frame read() throws IOException {
+        int length = in.readInt();
+        byte[] body = new byte[length];
+        in.readFully(body);
+        return FrameCodec.decode(ByteBuffer.wrap(body));
+    }
+
+    /** Whether the server closed the connection (reads end of stream, or a reset). */
+    boolean closedByServer() throws IOException {
+        try {
+            return in.read() < 0;
+        } catch (SocketException reset) {
+            return true;
+        } catch (EOFException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
