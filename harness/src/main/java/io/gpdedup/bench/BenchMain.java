@@ -1,0 +1,33 @@
+package io.gpdedup.bench;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code gpdedup-bench}: throughput tests against the store and the real plugin executables,
+ * the cluster-scale model, PostgreSQL-driven backups, and comparisons with other tools. Progress
+ * goes to stderr, result tables to stdout, files (CSV, JSON, PNG) under {@code --out}.
+ */
+@Command(name = "gpdedup-bench", mixinStandardHelpOptions = true, versionProvider = BenchMain.Version.class,
+        description = "Benchmarks and reproductions for gpdedup.",
+        subcommands = {
+            CommandLine.HelpCommand.class,
+        })
+public final class BenchMain implements Runnable {
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new BenchMain()).execute(args));
+    }
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            Package p = BenchMain.class.getPackage();
+            return new String[] {"gpdedup-bench " + (p.getImplementationVersion() == null ? "dev" : p.getImplementationVersion())};
+        }
+    }
+}
