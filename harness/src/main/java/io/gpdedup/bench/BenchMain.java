@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
 @Command(name = "gpdedup-bench", mixinStandardHelpOptions = true, versionProvider = BenchMain.Version.class,
         description = "Benchmarks and reproductions for gpdedup.",
         subcommands = {
-            CommandLine.HelpCommand.class,
+            CommandLine.HelpCommand.class, io.gpdedup.bench.compare.CompareCommand.class,
+            io.gpdedup.bench.report.ReportCommand.class,
         })
 public final class BenchMain implements Runnable {
     public static void main(String[] args) {

@@ -14,8 +14,11 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * so incompressible data costs no decode time on restore. Thread-safe: zstd contexts are per thread.
  */
 public final class ChunkCodec {
-    private static final LZ4Factory LZ4 = LZ4Factory.fastestInstance();
-    private static final LZ4SafeDecompressor LZ4_DECODER = LZ4.safeDecompressor();
+    /** Loaded on first use: lz4-java unpacks a native library, which a zstd or empty stream never needs. */
+    private static final class Lz4 {
+        static final LZ4Factory FACTORY = LZ4Factory.fastestInstance();
+        static final LZ4SafeDecompressor DECODER = FACTORY.safeDecompressor();
+    }
 
     private final Codec codec;
     private final int level;
@@ -26,7 +29,7 @@ public final class ChunkCodec {
         this.codec = codec;
         this.level = level;
         this.zstd = codec == Codec.ZSTD ? ThreadLocal.withInitial(() -> new ZstdCompressCtx().setLevel(level)) : null;
-        this.lz4 = codec == Codec.LZ4 ? LZ4.fastCompressor() : null;
+        this.lz4 = codec == Codec.LZ4 ? Lz4.FACTORY.fastCompressor() : null;
     }
 
     /** {@code level} applies to zstd (1..19; negative levels are zstd's fast modes); ignored otherwise. */
@@ -89,7 +92,7 @@ public final class ChunkCodec {
                 byte[] out = new byte[rawLength];
                 int n;
                 try {
-                    n = LZ4_DECODER.decompress(payload, 0, payloadLength, out, 0, rawLength);
+                    n = Lz4.DECODER.decompress(payload, 0, payloadLength, out, 0, rawLength);
                 } catch (LZ4Exception e) {
                     throw new StoreException("LZ4 chunk does not decode to " + rawLength + " bytes: " + e.getMessage());
                 }

@@ -63,6 +63,7 @@ class FrameCodecTest {
                 new Request.GetChunks(fps),
                 new Request.ListObjects(""),
                 new Request.DeleteObjects(name),
+                new Request.DeleteObject(name),
                 new Request.GetStats(),
                 new Request.Verify(),
                 new Request.CollectGarbage(),

@@ -1,0 +1,34 @@
+package io.gpdedup.bench.compare;
+
+import java.io.IOException;
+
+/**
+ * One backup program under comparison, on a repository of its own. Setting it up (creating a
+ * repository, starting a server) is not timed; every backup and restore is, from process start
+ * to exit.
+ */
+interface BackupTool extends AutoCloseable {
+    /** Short name for tables: gpdedup, restic, borg. */
+    String name();
+
+    /** The program's version as it reports it. */
+    String version() throws IOException;
+
+    /** What is not a default in how it runs here, and why, for the report. */
+    String settings();
+
+    /** Creates the repository (and starts whatever serves it). */
+    void open() throws IOException;
+
+    /** Backs up {@code stream} from stdin under the new name {@code snapshot}. */
+    StepResult backup(StreamFile stream, String snapshot) throws IOException;
+
+    /** Restores {@code snapshot} to a hashing sink. */
+    StepResult restore(String snapshot) throws IOException;
+
+    /** Bytes the repository takes on disk ({@code du -sb}). */
+    long repositoryBytes() throws IOException;
+
+    @Override
+    void close() throws IOException;
+}

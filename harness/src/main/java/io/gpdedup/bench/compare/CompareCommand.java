@@ -1,0 +1,228 @@
+package io.gpdedup.bench.compare;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gpdedup-bench compare}: gpdedup against restic and borg on the same generated COPY-text
+ * streams, with the issue's targets as ratios. Progress on stderr, the markdown report on stdout.
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = {"Backs up, changes and restores the same generated PostgreSQL COPY-text streams with gpdedup, restic and borg,",
+            "and prints throughput, repository growth and bytes sent next to the issue's targets.",
+            "Needs restic and borg on PATH for those columns (scripts/bench-dedup installs them)."})
+public final class CompareCommand implements Callable<Integer> {
+    static final long QUICK_SIZE = 128 * ByteSize.MIB;
+    static final List<String> ALL_TOOLS = List.of(Report.GPDEDUP, Report.RESTIC, Report.BORG);
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--size", paramLabel = "SIZE", description = "size of the base stream (default 1GiB; --quick: 128MiB)")
+    String size;
+
+    @Option(names = "--quick", description = "smoke test: a 128 MiB stream, one round")
+    boolean quick;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "rounds, each with fresh repositories (default 2; --quick: 1)")
+    Integer rounds;
+
+    @Option(names = "--tools", split = ",", paramLabel = "TOOL", description = "tools to run (default gpdedup,restic,borg)")
+    List<String> tools = new ArrayList<>(ALL_TOOLS);
+
+    @Option(names = "--work-dir", paramLabel = "DIR", description = "parent of the scratch directory; on a real disk, not tmpfs (default /var/tmp)")
+    Path workDir = Path.of("/var/tmp");
+
+    @Option(names = "--keep", description = "keep streams, repositories and logs")
+    boolean keep;
+
+    @Option(names = "--seed", description = "workload seed (default 1)")
+    long seed = 1;
+
+    @Option(names = "--dist", paramLabel = "DIR", description = "gpdedup installation with bin/ and lib/ (default: the one this command runs from)")
+    Path dist;
+
+    @Option(names = "--borg-encryption", paramLabel = "MODE", description = "borg init -e MODE: none (default, like gpdedup) or repokey-blake2")
+    String borgEncryption = "none";
+
+    @Option(names = "--plugin-option", paramLabel = "KEY=VALUE", description = "extra dedup plugin option, e.g. compression=lz4 (repeatable)")
+    Map<String, String> pluginOptions = new LinkedHashMap<>();
+
+    @Option(names = "--direct", description = "connect the plugin straight to the store: no relay, so bytes sent are the plugin's chunk payloads only")
+    boolean direct;
+
+    @Option(names = "--profile", paramLabel = "DIR", description = "instead of comparing: one round of gpdedup's first and repeat backups with "
+            + "flight recordings of the plugin and the store written to DIR")
+    Path profile;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", description = "longest any one command may run (default 1800)")
+    long timeoutSeconds = 1800;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream out = System.out;
+        PrintStream progress = System.err;
+        long bytes = size != null ? ByteSize.parse(size) : quick ? QUICK_SIZE : ByteSize.GIB;
+        int n = rounds != null ? rounds : quick || profile != null ? 1 : 2;
+        if (n < 1) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--rounds must be at least 1");
+        }
+        for (String t : tools) {
+            if (!ALL_TOOLS.contains(t)) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "unknown tool '" + t + "'; tools are " + ALL_TOOLS);
+            }
+        }
+        List<String> runTools = profile != null ? List.of(Report.GPDEDUP) : List.copyOf(tools);
+        List<Step> steps = profile != null ? List.of(Step.FIRST, Step.REPEAT) : List.of(Step.values());
+        Path home = dist != null ? dist : installation();
+        GpdedupCommands commands = GpdedupCommands.installed(home);
+        if (profile != null) {
+            Path dir = profile.toAbsolutePath();
+            Files.createDirectories(dir);
+            commands = commands.withPluginFlags(home, List.of("-XX:StartFlightRecording=filename=" + dir + "/{run}-plugin.jfr,settings=profile"));
+        }
+        String load0 = ProcStat.loadAverage();
+        Instant started = Instant.now();
+        Path scratch = Files.createTempDirectory(Files.createDirectories(workDir), "gpdedup-bench-compare-");
+        progress.println("scratch directory " + scratch + "; load average " + load0);
+        try {
+            progress.println("generating streams: base " + ByteSize.binary(bytes) + " and three changed versions ...");
+            long g0 = System.nanoTime();
+            StreamSet streams = StreamSet.generate(scratch.resolve("streams"), bytes, seed, Math.min(2, Runtime.getRuntime().availableProcessors()));
+            progress.printf(Locale.ROOT, "generated in %.1f s%n", (System.nanoTime() - g0) / 1e9);
+            Path logs = scratch.resolve("logs");
+            GpdedupCommands gp = commands;
+            Map<String, String> versions = new LinkedHashMap<>();
+            Map<String, String> settings = new LinkedHashMap<>();
+            Comparison comparison = new Comparison(streams, runTools, (name, dir) -> tool(name, dir, logs, gp), steps, progress);
+            List<Observation> observations = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                progress.println("round " + (r + 1) + " of " + n + ", load average " + ProcStat.loadAverage());
+                Path roundDir = scratch.resolve("round-" + (r + 1));
+                if (r == 0) {
+                    for (String t : runTools) {
+                        BackupTool tool = tool(t, roundDir.resolve(t), logs, gp);
+                        versions.put(t, tool.version());
+                        settings.put(t, tool.settings());
+                    }
+                }
+                observations.addAll(comparison.round(r, roundDir));
+                if (!keep) {
+                    delete(roundDir);
+                }
+            }
+            String load1 = ProcStat.loadAverage();
+            Report report = new Report(streams, runTools, observations);
+            out.print(header(streams, n, versions, settings, load0, load1, Duration.between(started, Instant.now())));
+            out.println();
+            out.print(report.figures());
+            out.println();
+            out.print(report.gpdedupCosts());
+            if (profile == null) {
+                out.println();
+                out.print(report.targetTable());
+                out.println();
+                out.println(report.scatteredNote());
+            } else {
+                out.println();
+                out.println("flight recordings in " + profile.toAbsolutePath() + ": first-plugin.jfr, first-store.jfr, repeat-plugin.jfr, repeat-store.jfr");
+            }
+            return 0;
+        } finally {
+            if (keep) {
+                progress.println("kept " + scratch);
+            } else {
+                delete(scratch);
+            }
+        }
+    }
+
+    private BackupTool tool(String name, Path dir, Path logs, GpdedupCommands commands) {
+        return switch (name) {
+            case Report.GPDEDUP -> new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
+                    timeoutSeconds);
+            case Report.RESTIC -> new ResticTool(dir, logs, timeoutSeconds);
+            case Report.BORG -> new BorgTool(dir, logs, borgEncryption, timeoutSeconds);
+            default -> throw new IllegalArgumentException("unknown tool " + name);
+        };
+    }
+
+    private String header(StreamSet streams, int n, Map<String, String> versions, Map<String, String> settings, String load0, String load1,
+            Duration took) {
+        StringBuilder s = new StringBuilder();
+        StreamFile base = streams.base();
+        s.append(String.format(Locale.ROOT, "## gpdedup-bench compare: %s base stream, %d round%s%n%n", ByteSize.binary(base.length()), n,
+                n == 1 ? "" : "s"));
+        s.append(String.format(Locale.ROOT, "- stream: PostgreSQL COPY text of an `orders` table (id, timestamp, numeric, short and long text, NULLs), "
+                + "seed %d, %d bytes, compresses %.2fx with zstd -3%n", seed, base.length(), streams.zstdRatio()));
+        for (StreamFile f : streams.files().subList(1, streams.files().size())) {
+            s.append(String.format(Locale.ROOT, "- then %s: %d bytes, %s MB of rows new since the version before%n", f.label(), f.length(),
+                    ByteSize.megabytes(f.leastNewBytes())));
+        }
+        s.append(String.format(Locale.ROOT, "- machine: %d cores, %s RAM; load average (1/5/15 min) %s at start, %s at end; wall time %d s%n",
+                Runtime.getRuntime().availableProcessors(), memory(), load0, load1, took.toSeconds()));
+        s.append("- figures are from a shared machine and noisy: medians over rounds, range in parentheses\n");
+        versions.forEach((t, v) -> s.append("- ").append(t).append(": ").append(v.replace('\n', ' ')).append("; ").append(settings.get(t)).append('\n'));
+        s.append("- every backup reads the stream file from stdin; times run from process start to exit; \"added\" is the growth of `du -sb` "
+                + "of the repository (gpdedup: the store's data directory); MiB/s = stream bytes / wall time; MB = 10^6 bytes\n");
+        return s.toString();
+    }
+
+    private static String memory() {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/meminfo"))) {
+            return lines.filter(l -> l.startsWith("MemTotal:")).findFirst()
+                    .map(l -> ByteSize.binary(Long.parseLong(l.replaceAll("\\D", "")) * 1024)).orElse("?");
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    /** The installation this class was loaded from: {@code <dist>/lib/harness.jar}. */
+    static Path installation() throws IOException {
+        try {
+            Path jar = Path.of(CompareCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path lib = jar.getParent();
+            if (jar.toString().endsWith(".jar") && lib != null && lib.getFileName().toString().equals("lib")
+                    && Files.isExecutable(lib.resolveSibling("bin").resolve("gpbackup_dedup_plugin"))) {
+                return lib.getParent();
+            }
+        } catch (URISyntaxException | RuntimeException e) {
+            // Fall through to the explicit error.
+        }
+        throw new IOException("not running from a gpdedup installation: pass --dist DIR (e.g. the repository's dist/)");
+    }
+
+    private static void delete(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.delete(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            System.err.println("could not delete " + dir + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,210 @@
+package io.gpdedup.bench.compare;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Turns the observations of all rounds into markdown tables: the figures per tool (median over
+ * rounds, with the range when there were several), gpdedup's own costs per step, and the issue's
+ * targets as ratios.
+ */
+final class Report {
+    static final String GPDEDUP = "gpdedup";
+    static final String RESTIC = "restic";
+    static final String BORG = "borg";
+
+    private final StreamSet streams;
+    private final List<String> tools;
+    private final List<Observation> observations;
+
+    Report(StreamSet streams, List<String> tools, List<Observation> observations) {
+        this.streams = streams;
+        this.tools = List.copyOf(tools);
+        this.observations = List.copyOf(observations);
+    }
+
+    /** The middle value (mean of the two middle ones for an even count); NaN for none. */
+    static double median(double[] values) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] v = values.clone();
+        Arrays.sort(v);
+        int m = v.length / 2;
+        return v.length % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+    }
+
+    double[] values(String tool, Step step, ToDoubleFunction<Observation> f) {
+        return observations.stream().filter(o -> o.tool().equals(tool) && o.step() == step).mapToDouble(f).toArray();
+    }
+
+    double median(String tool, Step step, ToDoubleFunction<Observation> f) {
+        return median(values(tool, step, f));
+    }
+
+    double throughput(String tool, Step step) {
+        return median(tool, step, Observation::mibPerSecond);
+    }
+
+    double growth(String tool, Step step) {
+        return median(tool, step, o -> o.repoGrowth());
+    }
+
+    /** Bytes gpdedup put on the wire, or, without the relay, the chunk payloads it reported. */
+    double sent(Step step) {
+        return median(GPDEDUP, step, o -> o.result().wireBytesUp() >= 0 ? o.result().wireBytesUp() : o.result().chunkBytesSent());
+    }
+
+    /** Figures side by side: one row per step, one column per tool. */
+    String figures() {
+        StringBuilder s = new StringBuilder();
+        s.append("| figure |");
+        tools.forEach(t -> s.append(' ').append(t).append(" |"));
+        s.append("\n|---|");
+        tools.forEach(t -> s.append("---:|"));
+        s.append('\n');
+        List<StreamFile> f = streams.files();
+        row(s, "first backup, MiB/s", Step.FIRST, Observation::mibPerSecond, "%.1f");
+        row(s, "repository after first backup, MB", Step.FIRST, o -> o.repoGrowth() / 1e6, "%.2f");
+        row(s, "repeat backup, MiB/s", Step.REPEAT, Observation::mibPerSecond, "%.1f");
+        row(s, "repeat backup: bytes added, MB", Step.REPEAT, o -> o.repoGrowth() / 1e6, "%.3f");
+        if (tools.contains(GPDEDUP)) {
+            s.append("| repeat backup: bytes sent by the plugin, MB |");
+            tools.forEach(t -> s.append(t.equals(GPDEDUP) ? cell(values(GPDEDUP, Step.REPEAT, o -> sentOf(o) / 1e6), "%.3f") : " - ").append(" |"));
+            s.append('\n');
+        }
+        row(s, "added after " + f.get(1).label() + ", MB", Step.CLUSTERED, o -> o.repoGrowth() / 1e6, "%.2f");
+        row(s, "added after " + f.get(2).label() + ", MB", Step.INSERTED, o -> o.repoGrowth() / 1e6, "%.2f");
+        row(s, "added after " + f.get(3).label() + ", MB", Step.SCATTERED, o -> o.repoGrowth() / 1e6, "%.2f");
+        row(s, "restore of the last backup, MiB/s (SHA-256 checked)", Step.RESTORE, Observation::mibPerSecond, "%.1f");
+        row(s, "first backup, client CPU s", Step.FIRST, o -> o.result().run().cpuNanos() / 1e9, "%.2f");
+        row(s, "repeat backup, client CPU s", Step.REPEAT, o -> o.result().run().cpuNanos() / 1e9, "%.2f");
+        row(s, "restore, client CPU s", Step.RESTORE, o -> o.result().run().cpuNanos() / 1e9, "%.2f");
+        return s.toString();
+    }
+
+    private static double sentOf(Observation o) {
+        return o.result().wireBytesUp() >= 0 ? o.result().wireBytesUp() : o.result().chunkBytesSent();
+    }
+
+    private void row(StringBuilder s, String label, Step step, ToDoubleFunction<Observation> f, String format) {
+        s.append("| ").append(label).append(" |");
+        for (String t : tools) {
+            s.append(' ').append(cell(values(t, step, f), format)).append(" |");
+        }
+        s.append('\n');
+    }
+
+    /** The median, and the range when there is more than one value. */
+    static String cell(double[] v, String format) {
+        if (v.length == 0) {
+            return "-";
+        }
+        String med = String.format(Locale.ROOT, format, median(v));
+        if (v.length == 1) {
+            return med;
+        }
+        double min = Arrays.stream(v).min().orElseThrow();
+        double max = Arrays.stream(v).max().orElseThrow();
+        return med + " (" + String.format(Locale.ROOT, format, min) + "-" + String.format(Locale.ROOT, format, max) + ")";
+    }
+
+    /** gpdedup per step: plugin and store CPU, bytes on the wire, chunk payloads, growth on disk and in the store. */
+    String gpdedupCosts() {
+        if (!tools.contains(GPDEDUP)) {
+            return "";
+        }
+        StringBuilder s = new StringBuilder();
+        s.append("| gpdedup step | wall s | MiB/s | plugin CPU s | store CPU s | store CPU share | sent on the wire, MB | chunk payloads, MB "
+                + "| data dir growth, MB | physical growth, MB | least new rows, MB |\n");
+        s.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Step step : Step.values()) {
+            double[] wall = values(GPDEDUP, step, o -> o.result().run().wallNanos() / 1e9);
+            if (wall.length == 0) {
+                continue;
+            }
+            StreamFile f = streams.files().get(step.stream());
+            s.append("| ").append(step.label()).append(" | ").append(cell(wall, "%.2f"))
+                    .append(" | ").append(cell(values(GPDEDUP, step, Observation::mibPerSecond), "%.1f"))
+                    .append(" | ").append(cell(values(GPDEDUP, step, o -> o.result().run().cpuNanos() / 1e9), "%.2f"))
+                    .append(" | ").append(cell(values(GPDEDUP, step, o -> o.result().serverCpuNanos() / 1e9), "%.2f"))
+                    .append(" | ").append(cell(values(GPDEDUP, step, Report::storeShare), "%.0f%%"));
+            if (step.isBackup()) {
+                long least = step == Step.REPEAT ? 0 : f.leastNewBytes();
+                s.append(" | ").append(cell(values(GPDEDUP, step, o -> o.result().wireBytesUp() / 1e6), "%.3f"))
+                        .append(" | ").append(cell(values(GPDEDUP, step, o -> o.result().chunkBytesSent() / 1e6), "%.3f"))
+                        .append(" | ").append(cell(values(GPDEDUP, step, o -> o.repoGrowth() / 1e6), "%.2f"))
+                        .append(" | ").append(cell(values(GPDEDUP, step, o -> o.physicalGrowth() / 1e6), "%.2f"))
+                        .append(" | ").append(ByteSize.megabytes(least)).append(" |\n");
+            } else {
+                s.append(" | - | - | - | - | - |\n");
+            }
+        }
+        return s.toString();
+    }
+
+    private static double storeShare(Observation o) {
+        long client = o.result().run().cpuNanos();
+        long server = o.result().serverCpuNanos();
+        return client < 0 || server < 0 || client + server == 0 ? Double.NaN : 100.0 * server / (client + server);
+    }
+
+    /** The targets from the medians; a target whose reference tool did not run is n/a. */
+    List<Target> targets() {
+        List<Target> out = new ArrayList<>();
+        double gFirst = throughput(GPDEDUP, Step.FIRST);
+        double rFirst = throughput(RESTIC, Step.FIRST);
+        double bFirst = throughput(BORG, Step.FIRST);
+        double fastest = Double.isNaN(rFirst) ? bFirst : Double.isNaN(bFirst) ? rFirst : Math.max(rFirst, bFirst);
+        String fastestName = Double.isNaN(rFirst) || (!Double.isNaN(bFirst) && bFirst >= rFirst) ? BORG : RESTIC;
+        out.add(Target.of("first backup vs the faster of restic and borg", gFirst, fastest, Target.Rule.AT_LEAST, 2.0,
+                mibs(gFirst) + " vs " + fastestName + " " + mibs(fastest)));
+        double gRepeat = throughput(GPDEDUP, Step.REPEAT);
+        double bRepeat = throughput(BORG, Step.REPEAT);
+        out.add(Target.of("repeat backup vs borg", gRepeat, bRepeat, Target.Rule.AT_LEAST, 1.3, mibs(gRepeat) + " vs " + mibs(bRepeat)));
+        double sent = sent(Step.REPEAT);
+        out.add(Target.share("repeat backup: bytes sent, share of the stream", sent, streams.base().length(), Target.Rule.BELOW, 0.01,
+                ByteSize.megabytes((long) (Double.isNaN(sent) ? 0 : sent)) + " MB of " + ByteSize.megabytes(streams.base().length()) + " MB"));
+        for (Step step : List.of(Step.CLUSTERED, Step.INSERTED)) {
+            double g = growth(GPDEDUP, step);
+            double r = growth(RESTIC, step);
+            out.add(Target.of("added after " + streams.files().get(step.stream()).label() + " vs restic", g, r, Target.Rule.AT_MOST, 0.3,
+                    mb(g) + " vs " + mb(r)));
+        }
+        double gRestore = throughput(GPDEDUP, Step.RESTORE);
+        double rRestore = throughput(RESTIC, Step.RESTORE);
+        double bRestore = throughput(BORG, Step.RESTORE);
+        out.add(Target.of("restore vs restic dump", gRestore, rRestore, Target.Rule.AT_LEAST, 2.0, mibs(gRestore) + " vs " + mibs(rRestore)));
+        out.add(Target.of("restore vs borg extract", gRestore, bRestore, Target.Rule.AT_LEAST, 1.5, mibs(gRestore) + " vs " + mibs(bRestore)));
+        return out;
+    }
+
+    /** Scattered updates have no target; their ratio to restic is reported beside the targets. */
+    String scatteredNote() {
+        double g = growth(GPDEDUP, Step.SCATTERED);
+        double r = growth(RESTIC, Step.SCATTERED);
+        double b = growth(BORG, Step.SCATTERED);
+        return "scattered updates (no target): gpdedup added " + mb(g) + ", restic " + mb(r) + ", borg " + mb(b)
+                + (Double.isNaN(g / r) ? "" : String.format(Locale.ROOT, "; gpdedup/restic = %.2fx", g / r));
+    }
+
+    String targetTable() {
+        StringBuilder s = new StringBuilder("| target | required | measured | figures (medians) | verdict |\n|---|---:|---:|---|---|\n");
+        for (Target t : targets()) {
+            s.append("| ").append(t.what()).append(" | ").append(t.required()).append(" | ").append(t.measured()).append(" | ")
+                    .append(t.detail()).append(" | ").append(t.verdict()).append(" |\n");
+        }
+        return s.toString();
+    }
+
+    private static String mibs(double v) {
+        return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.1f MiB/s", v);
+    }
+
+    private static String mb(double bytes) {
+        return Double.isNaN(bytes) ? "n/a" : String.format(Locale.ROOT, "%.2f MB", bytes / 1e6);
+    }
+}

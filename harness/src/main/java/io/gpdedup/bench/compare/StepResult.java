@@ -1,0 +1,15 @@
+package io.gpdedup.bench.compare;
+
+/**
+ * What one timed backup or restore cost.
+ *
+ * @param run the client process: wall time, CPU, restored bytes and their hash
+ * @param serverCpuNanos CPU of a server process during the run (gpdedup-store); -1 for tools without one
+ * @param wireBytesUp bytes the client sent to the server over TCP; -1 when not measured
+ * @param chunkBytesSent compressed chunk payloads the plugin reported sending; -1 when not reported
+ */
+record StepResult(Measured run, long serverCpuNanos, long wireBytesUp, long chunkBytesSent) {
+    static StepResult local(Measured run) {
+        return new StepResult(run, -1, -1, -1);
+    }
+}

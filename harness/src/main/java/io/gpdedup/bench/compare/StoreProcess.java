@@ -1,0 +1,121 @@
+package io.gpdedup.bench.compare;
+
+import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.StoreClient;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A {@code gpdedup-store serve} process on loopback with the demo config under its own HOME, any
+ * free port and no metrics endpoint. Stopped with SIGTERM, as an operator stops it.
+ */
+final class StoreProcess implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("gpdedup-store listening on 127\\.0\\.0\\.1:(\\d+)");
+
+    private final Path home;
+    private final Process process;
+    private final int port;
+
+    private StoreProcess(Path home, Process process, int port) {
+        this.home = home;
+        this.process = process;
+        this.port = port;
+    }
+
+    /** Starts a store whose config and data live under {@code home}; waits for its ready line. */
+    static StoreProcess start(GpdedupCommands commands, Path home, Path log, long timeoutSeconds) throws IOException {
+        Files.createDirectories(home);
+        List<String> cmd = new ArrayList<>(commands.store());
+        cmd.addAll(List.of("serve", "--port", "0", "--metrics-port", "-1"));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.environment().put("HOME", home.toString());
+        Process p = pb.start();
+        CompletableFuture<Integer> ready = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        ready.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (IOException e) {
+                ready.completeExceptionally(e);
+            }
+            ready.completeExceptionally(new IOException("gpdedup-store exited before it listened; see " + log));
+        }, "store-stdout");
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            return new StoreProcess(home, p, ready.get(timeoutSeconds, TimeUnit.SECONDS));
+        } catch (ExecutionException | TimeoutException | InterruptedException e) {
+            p.destroyForcibly();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            String why = e instanceof TimeoutException ? "did not listen within " + timeoutSeconds + " s" : String.valueOf(e.getCause());
+            throw new IOException("gpdedup-store " + why + "; its log: " + log + "\n" + ToolRun.tail(readQuietly(log)));
+        }
+    }
+
+    int port() {
+        return port;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** The store's data directory (the demo config's default, under its HOME). */
+    Path dataDirectory() {
+        return home.resolve(".gpdedup/store");
+    }
+
+    /** CPU the store has used since it started, in ns; -1 when unknown. */
+    long cpuNanos() {
+        return ProcStat.cpuNanos(process.pid());
+    }
+
+    /** The demo unit's physical bytes (stored chunk payloads), asked over the store's own protocol. */
+    long physicalBytes() {
+        try (StoreClient client = StoreClient.connect(ClientSettings.of("127.0.0.1", port, "gpdedup", "gpdedup", "gpdedup"))) {
+            return client.stats().physicalBytes();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        process.destroy();
+        try {
+            if (!process.waitFor(90, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IOException("gpdedup-store did not stop within 90 s of SIGTERM; killed");
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String readQuietly(Path log) {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+}

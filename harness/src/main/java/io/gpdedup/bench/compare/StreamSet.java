@@ -1,0 +1,161 @@
+package io.gpdedup.bench.compare;
+
+import com.github.luben.zstd.ZstdOutputStream;
+import io.gpdedup.bench.workload.Mutation;
+import io.gpdedup.bench.workload.TableVersion;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The four table versions a comparison backs up, one after the other: a base of the requested
+ * size, then 5% of rows updated in one clustered run, then 1% new rows inserted in 10 runs in the
+ * middle, then 0.1% of rows updated one by one at scattered places. Each version changes the one
+ * before it, as a table does between nightly backups. Written to files once, so that every tool
+ * reads exactly the same bytes and generation costs no tool anything.
+ */
+public final class StreamSet {
+    static final double CLUSTERED_FRACTION = 0.05;
+    static final double INSERTED_FRACTION = 0.01;
+    static final int INSERTED_RUNS = 10;
+    static final double SCATTERED_FRACTION = 0.001;
+
+    private final List<StreamFile> files;
+    private final double zstdRatio;
+
+    StreamSet(List<StreamFile> files, double zstdRatio) {
+        this.files = List.copyOf(files);
+        this.zstdRatio = zstdRatio;
+    }
+
+    /** Versions in backup order: base, clustered, inserted, scattered. */
+    public List<StreamFile> files() {
+        return files;
+    }
+
+    public StreamFile base() {
+        return files.get(0);
+    }
+
+    /** Base length over its zstd level-3 size (one frame): how compressible the workload is. */
+    public double zstdRatio() {
+        return zstdRatio;
+    }
+
+    /** The table versions of a comparison, in order, without generating anything. */
+    public static List<TableVersion> versions(long baseBytes, long seed) {
+        TableVersion base = TableVersion.baseOfSize(seed, baseBytes);
+        TableVersion clustered = new Mutation.ClusteredUpdate(CLUSTERED_FRACTION).applyTo(base, seed + 1);
+        TableVersion inserted = new Mutation.InsertedRuns(INSERTED_FRACTION, INSERTED_RUNS).applyTo(clustered, seed + 2);
+        TableVersion scattered = new Mutation.ScatteredUpdates(SCATTERED_FRACTION).applyTo(inserted, seed + 3);
+        return List.of(base, clustered, inserted, scattered);
+    }
+
+    /** Writes the four versions into {@code dir} on {@code threads} threads. */
+    public static StreamSet generate(Path dir, long baseBytes, long seed, int threads) throws IOException {
+        Files.createDirectories(dir);
+        List<TableVersion> v = versions(baseBytes, seed);
+        String[] steps = {"base", "clustered", "inserted", "scattered"};
+        String[] labels = {
+            "base table",
+            percent(CLUSTERED_FRACTION) + " of rows updated in one clustered run",
+            percent(INSERTED_FRACTION) + " new rows inserted in " + INSERTED_RUNS + " runs in the middle",
+            percent(SCATTERED_FRACTION) + " of rows updated one by one at scattered places",
+        };
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+        try {
+            List<Future<Written>> written = new ArrayList<>();
+            List<Future<Long>> least = new ArrayList<>();
+            for (int i = 0; i < v.size(); i++) {
+                TableVersion version = v.get(i);
+                Path file = dir.resolve(steps[i] + ".copy");
+                boolean measureZstd = i == 0;
+                written.add(pool.submit(() -> write(version, file, measureZstd)));
+                TableVersion previous = i == 0 ? null : v.get(i - 1);
+                least.add(pool.submit(() -> previous == null ? -1L : version.changedBytesSince(previous)));
+            }
+            List<StreamFile> files = new ArrayList<>();
+            double ratio = 0;
+            for (int i = 0; i < v.size(); i++) {
+                Written w = written.get(i).get();
+                if (i == 0) {
+                    ratio = (double) w.length / w.zstdLength;
+                }
+                long l = least.get(i).get();
+                files.add(new StreamFile(steps[i], labels[i], dir.resolve(steps[i] + ".copy"), w.length, w.sha256,
+                        l < 0 ? w.length : l));
+            }
+            return new StreamSet(files, ratio);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while generating streams", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("generating streams failed: " + e.getCause(), e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private record Written(long length, String sha256, long zstdLength) {
+    }
+
+    private static Written write(TableVersion version, Path file, boolean measureZstd) throws IOException {
+        MessageDigest sha = sha256();
+        CountingSink zstdSink = new CountingSink();
+        byte[] buf = new byte[1 << 20];
+        long length = 0;
+        try (InputStream in = version.open();
+             OutputStream out = Files.newOutputStream(file);
+             OutputStream zstd = measureZstd ? new ZstdOutputStream(zstdSink, 3) : OutputStream.nullOutputStream()) {
+            int n;
+            while ((n = in.readNBytes(buf, 0, buf.length)) > 0) {
+                out.write(buf, 0, n);
+                sha.update(buf, 0, n);
+                zstd.write(buf, 0, n);
+                length += n;
+            }
+        }
+        return new Written(length, HexFormat.of().formatHex(sha.digest()), zstdSink.count);
+    }
+
+    static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
+    private static String percent(double f) {
+        double p = f * 100;
+        return (p == Math.rint(p) ? String.valueOf((long) p) : String.valueOf(p)) + "%";
+    }
+
+    private static final class CountingSink extends OutputStream {
+        long count;
+
+        @Override
+        public void write(int b) {
+            count++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            count += len;
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.gpdedup.bench.report;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.BitmapEncoder.BitmapFormat;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries.XYSeriesRenderStyle;
+import org.knowm.xchart.style.Styler.LegendPosition;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * PNG charts with XChart, drawn headless: line charts for per-second timelines, grouped bar charts
+ * for sweeps over threads, hosts, jobs or copy-queue-size (ours next to the published figure).
+ */
+public final class Charts {
+    private static final int WIDTH = 900;
+    private static final int HEIGHT = 500;
+
+    private Charts() {
+    }
+
+    /** One line: its name and its points. */
+    public record Series(String name, double[] x, double[] y) {
+        public Series {
+            if (x.length != y.length) {
+                throw new IllegalArgumentException("series " + name + ": " + x.length + " x values, " + y.length + " y values");
+            }
+        }
+    }
+
+    /** Writes a line chart (e.g. MB/s per second, one line per host or stream) to {@code png}. */
+    public static Path line(Path png, String title, String xTitle, String yTitle, List<Series> series) {
+        headless();
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        chart.getStyler().setDefaultSeriesRenderStyle(XYSeriesRenderStyle.Line);
+        chart.getStyler().setLegendPosition(LegendPosition.OutsideE);
+        chart.getStyler().setLegendVisible(series.size() > 1);
+        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        for (Series s : series) {
+            if (s.x().length == 0) {
+                continue;
+            }
+            chart.addSeries(s.name(), s.x(), s.y()).setMarker(SeriesMarkers.NONE);
+        }
+        if (chart.getSeriesMap().isEmpty()) {
+            chart.addSeries("(no data)", new double[] {0}, new double[] {0}).setMarker(SeriesMarkers.NONE);
+        }
+        return save(chart, png);
+    }
+
+    /**
+     * Writes a grouped bar chart to {@code png}: one bar per category in each group, e.g. categories
+     * "1", "10", "20" threads and groups "ours" and "published".
+     */
+    public static Path bars(Path png, String title, String xTitle, String yTitle, List<String> categories,
+            Map<String, double[]> groups) {
+        headless();
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        chart.getStyler().setLegendPosition(LegendPosition.InsideNW);
+        chart.getStyler().setLegendVisible(groups.size() > 1);
+        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        for (var g : groups.entrySet()) {
+            if (g.getValue().length != categories.size()) {
+                throw new IllegalArgumentException("bar group " + g.getKey() + ": " + g.getValue().length + " values for "
+                        + categories.size() + " categories");
+            }
+            List<Double> ys = java.util.Arrays.stream(g.getValue()).map(v -> Double.isNaN(v) ? 0 : v).boxed().toList();
+            chart.addSeries(g.getKey(), categories, ys);
+        }
+        return save(chart, png);
+    }
+
+    private static Path save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path png) {
+        try {
+            Path parent = png.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            String name = png.toString();
+            String base = name.endsWith(".png") ? name.substring(0, name.length() - 4) : name;
+            BitmapEncoder.saveBitmap(chart, base, BitmapFormat.PNG);
+            return Path.of(base + ".png");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write chart " + png, e);
+        }
+    }
+
+    private static void headless() {
+        if (System.getProperty("java.awt.headless") == null) {
+            System.setProperty("java.awt.headless", "true");
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.gpdedup.bench.report;
+
+import java.time.temporal.ChronoUnit;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+
+/**
+ * A progress bar on stderr (never stdout, which carries the result table). Thread-safe: workers
+ * may {@link #step} concurrently. Close it when the work ends; {@link #quiet} makes one that
+ * draws nothing (tests, {@code --quiet}).
+ */
+public final class Progress implements AutoCloseable {
+    private final ProgressBar bar;
+
+    private Progress(ProgressBar bar) {
+        this.bar = bar;
+    }
+
+    /** A bar counting {@code total} units of work (items, or bytes shown in MB with {@link #bytes}). */
+    public static Progress start(String task, long total) {
+        return new Progress(builder(task, total).build());
+    }
+
+    /** A bar counting bytes, shown in MB with the speed in MB/s. */
+    public static Progress bytes(String task, long totalBytes) {
+        return new Progress(builder(task, totalBytes).setUnit(" MB", 1024 * 1024).showSpeed().setSpeedUnit(ChronoUnit.SECONDS).build());
+    }
+
+    /** A bar that draws nothing. */
+    public static Progress quiet() {
+        return new Progress(null);
+    }
+
+    public void step(long n) {
+        if (bar != null) {
+            bar.stepBy(n);
+        }
+    }
+
+    public void stepTo(long n) {
+        if (bar != null) {
+            bar.stepTo(n);
+        }
+    }
+
+    /** Text after the bar, e.g. the phase or the current MB/s. */
+    public void message(String text) {
+        if (bar != null) {
+            bar.setExtraMessage(text);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (bar != null) {
+            bar.close();
+        }
+    }
+
+    private static ProgressBarBuilder builder(String task, long total) {
+        return new ProgressBarBuilder().setTaskName(task).setInitialMax(total).setStyle(ProgressBarStyle.ASCII)
+                .setUpdateIntervalMillis(250).setConsumer(new ConsoleProgressBarConsumer(System.err));
+    }
+}

@@ -1,0 +1,61 @@
+package io.gpdedup.bench.runner;
+
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
+/**
+ * The gpdedup installation the live runs drive ({@code bin/gpdedup-store}, {@code bin/gpbackup_dedup_plugin}):
+ * the one given, else the one this harness runs from ({@code <dist>/lib/harness.jar}), else system
+ * property {@code gpdedup.dist}.
+ */
+public record Dist(Path home) {
+    public static final String PROPERTY = "gpdedup.dist";
+    public static final String STORE = "gpdedup-store";
+    public static final String DEDUP_PLUGIN = "gpbackup_dedup_plugin";
+
+    public static Dist locate(Path given) {
+        if (given != null) {
+            return checked(given.toAbsolutePath().normalize());
+        }
+        Path own = ownHome();
+        if (own != null && Files.isExecutable(own.resolve("bin").resolve(STORE))) {
+            return new Dist(own);
+        }
+        String prop = System.getProperty(PROPERTY);
+        if (prop != null && !prop.isBlank()) {
+            return checked(Paths.get(prop).toAbsolutePath().normalize());
+        }
+        throw new IllegalArgumentException("cannot find the gpdedup distribution: run gpdedup-bench from dist/bin, "
+                + "or give --dist DIR (the directory holding bin/gpdedup-store)");
+    }
+
+    private static Dist checked(Path home) {
+        Dist d = new Dist(home);
+        d.executable(STORE);
+        return d;
+    }
+
+    private static Path ownHome() {
+        try {
+            Path jar = Paths.get(Dist.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (Files.isRegularFile(jar) && jar.getParent() != null && jar.getParent().getParent() != null) {
+                return jar.getParent().getParent();
+            }
+        } catch (URISyntaxException | SecurityException | NullPointerException e) {
+            return null;
+        }
+        return null;
+    }
+
+    /** An executable of {@code bin/}, failing clearly when it is missing. */
+    public Path executable(String name) {
+        Path exe = home.resolve("bin").resolve(name);
+        if (!Files.isRegularFile(exe) || !Files.isExecutable(exe)) {
+            throw new IllegalArgumentException(exe + " is missing or not executable: build the distribution "
+                    + "(mvn -B -o install -pl distribution -DskipTests -q) or give --dist DIR");
+        }
+        return exe;
+    }
+}

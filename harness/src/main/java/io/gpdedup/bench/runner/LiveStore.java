@@ -1,0 +1,221 @@
+package io.gpdedup.bench.runner;
+
+import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.server.PasswordHash;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A real {@code gpdedup-store} process of the distribution, on a free port of 127.0.0.1, with an
+ * appliance profile, a trace of what its throttle let through, a fresh data directory and HOME
+ * under a work directory, and a random password. Stopped with SIGTERM on close.
+ */
+public final class LiveStore implements AutoCloseable {
+    public static final String UNIT = "bench";
+    public static final String USER = "bench";
+    /**
+     * The throttle holds an engine thread while a stream waits for its share: more threads than the
+     * largest run has streams (80 plugin calls for 8 hosts x 10 files, plus restores).
+     */
+    static final int ENGINE_THREADS = 256;
+    private static final Pattern LISTENING = Pattern.compile("gpdedup-store listening on (\\S+):(\\d+)");
+    private static final Pattern METRICS = Pattern.compile("metrics on http://(\\S+):(\\d+)/");
+
+    private final Process process;
+    private final Path workDir;
+    private final int port;
+    private final int metricsPort;
+    private final String password;
+    private final Path trace;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private LiveStore(Process process, Path workDir, int port, int metricsPort, String password, Path trace) {
+        this.process = process;
+        this.workDir = workDir;
+        this.port = port;
+        this.metricsPort = metricsPort;
+        this.password = password;
+        this.trace = trace;
+    }
+
+    /**
+     * Starts the store of {@code dist} under {@code workDir} (created) with the profile, when given,
+     * and waits until it listens.
+     */
+    public static LiveStore start(Dist dist, Path workDir, Path profile) throws IOException {
+        Files.createDirectories(workDir);
+        Path home = Files.createDirectories(workDir.resolve("home"));
+        byte[] secret = new byte[12];
+        new SecureRandom().nextBytes(secret);
+        String password = HexFormat.of().formatHex(secret);
+        Path config = workDir.resolve("store.yaml");
+        List<String> yaml = new ArrayList<>(List.of(
+                "listen-address: 127.0.0.1",
+                "port: 0",
+                "metrics-port: 0",
+                "data-dir: " + workDir.resolve("data").toAbsolutePath(),
+                "engine-threads: " + ENGINE_THREADS,
+                "shutdown-grace-seconds: 10"));
+        if (profile != null) {
+            yaml.add("appliance-profile: " + profile.toAbsolutePath());
+        }
+        yaml.add("units:");
+        yaml.add("  " + UNIT + ":");
+        yaml.add("    users:");
+        yaml.add("      " + USER + ": '" + PasswordHash.create(password.toCharArray(), 1_000).encoded() + "'");
+        Files.write(config, yaml, StandardCharsets.UTF_8);
+        Path trace = workDir.resolve("appliance-trace.csv");
+        List<String> cmd = new ArrayList<>(List.of(dist.executable(Dist.STORE).toString(), "serve", "--config", config.toString()));
+        if (profile != null) {
+            cmd.addAll(List.of("--appliance-trace", trace.toString()));
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("HOME", home.toString());
+        pb.redirectInput(ProcessBuilder.Redirect.from(nullFile()));
+        Path log = workDir.resolve("store.log");
+        Process p = pb.start();
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        CompletableFuture<Integer> metrics = new CompletableFuture<>();
+        watch(p.getInputStream(), workDir.resolve("store.out"), LISTENING, port);
+        watch(p.getErrorStream(), log, METRICS, metrics);
+        try {
+            int found = port.get(60, TimeUnit.SECONDS);
+            int metricsPort = metrics.get(10, TimeUnit.SECONDS);
+            if (found < 0 || metricsPort < 0) {
+                throw new IOException("no port announced");
+            }
+            return new LiveStore(p, workDir, found, metricsPort, password, profile == null ? null : trace);
+        } catch (Exception e) {
+            p.destroyForcibly();
+            try {
+                p.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+            String err = Files.exists(log) ? Files.readString(log) : "";
+            throw new IOException("gpdedup-store did not start (" + e + "): " + err.strip());
+        }
+    }
+
+    private static java.io.File nullFile() {
+        return new java.io.File("/dev/null");
+    }
+
+    /** Copies a stream of the process to a file and completes {@code found} with group 2 of the first match. */
+    private static void watch(InputStream in, Path copy, Pattern pattern, CompletableFuture<Integer> found) throws IOException {
+        Writer out = Files.newBufferedWriter(copy, StandardCharsets.UTF_8);
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)); out) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    out.write(line);
+                    out.write('\n');
+                    out.flush();
+                    Matcher m = pattern.matcher(line);
+                    if (!found.isDone() && m.find()) {
+                        found.complete(Integer.parseInt(m.group(2)));
+                    }
+                }
+            } catch (IOException e) {
+                // The process went away; whoever waits learns it below.
+            } finally {
+                found.complete(-1);
+            }
+        }, "store-output");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String password() {
+        return password;
+    }
+
+    public ClientSettings settings() {
+        return ClientSettings.of(host(), port, UNIT, USER, password).withTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(600));
+    }
+
+    /** The CSV the throttle writes (see the store's docs), or null when the store runs without a profile. */
+    public Path traceFile() {
+        return trace;
+    }
+
+    public Path workDir() {
+        return workDir;
+    }
+
+    /** One series of the store's Prometheus endpoint (sum over its labels); 0 when absent. */
+    public double metric(String name) {
+        String text;
+        try {
+            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                    .timeout(Duration.ofSeconds(10)).GET().build();
+            text = http.send(req, HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading the store's metrics: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        }
+        double sum = 0;
+        for (String line : text.split("\n")) {
+            if (line.startsWith(name) && (line.length() > name.length())
+                    && (line.charAt(name.length()) == ' ' || line.charAt(name.length()) == '{')) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    /** Waits until the store has {@code n} backup streams open (every plugin call started), at most {@code timeout}. */
+    public boolean awaitLeases(int n, Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < end) {
+            if (metric("gpdedup_store_leases_active") >= n) {
+                return true;
+            }
+            Thread.sleep(50);
+        }
+        return false;
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}

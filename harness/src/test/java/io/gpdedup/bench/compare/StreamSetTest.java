@@ -1,0 +1,55 @@
+package io.gpdedup.bench.compare;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StreamSetTest {
+    @Test
+    void writesFourVersionsWithTheirHashesAndChangedBytes(@TempDir Path dir) throws IOException {
+        StreamSet set = StreamSet.generate(dir, 2L << 20, 7, 2);
+        List<StreamFile> f = set.files();
+        assertEquals(List.of("base", "clustered", "inserted", "scattered"), f.stream().map(StreamFile::step).toList());
+        for (StreamFile s : f) {
+            byte[] bytes = Files.readAllBytes(s.path());
+            assertEquals(s.length(), bytes.length);
+            assertEquals(s.sha256(), HexFormat.of().formatHex(sha256(bytes)));
+        }
+        long base = f.get(0).length();
+        assertTrue(Math.abs(base - (2L << 20)) < (2L << 20) / 20, "base within 5% of the asked size: " + base);
+        assertEquals(base, f.get(0).leastNewBytes());
+        // 5% of rows move with new values; 1% of rows are new; 0.1% change in place.
+        assertTrue(f.get(1).leastNewBytes() > base * 0.03 && f.get(1).leastNewBytes() < base * 0.07, "clustered: " + f.get(1).leastNewBytes());
+        assertTrue(f.get(2).leastNewBytes() > base * 0.005 && f.get(2).leastNewBytes() < base * 0.015, "inserted: " + f.get(2).leastNewBytes());
+        assertEquals(f.get(2).leastNewBytes(), f.get(2).length() - f.get(1).length(), "inserted rows only add bytes");
+        assertTrue(f.get(3).leastNewBytes() > 0 && f.get(3).leastNewBytes() < base * 0.003, "scattered: " + f.get(3).leastNewBytes());
+        for (int i = 1; i < f.size(); i++) {
+            assertNotEquals(f.get(i - 1).sha256(), f.get(i).sha256());
+        }
+        assertTrue(set.zstdRatio() > 2 && set.zstdRatio() < 5, "COPY text compresses about 3x: " + set.zstdRatio());
+    }
+
+    @Test
+    void theSameSeedGivesTheSameBytes(@TempDir Path dir) throws IOException {
+        StreamSet a = StreamSet.generate(dir.resolve("a"), 1L << 20, 3, 1);
+        StreamSet b = StreamSet.generate(dir.resolve("b"), 1L << 20, 3, 2);
+        assertEquals(a.files().stream().map(StreamFile::sha256).toList(), b.files().stream().map(StreamFile::sha256).toList());
+    }
+
+    private static byte[] sha256(byte[] b) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(b);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
