@@ -7,6 +7,7 @@ import io.gpdedup.plugin.api.BackupTimestamp;
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.CommitGate;
 import io.gpdedup.plugin.api.Hook;
+import io.gpdedup.plugin.api.HookScope;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.PluginLog;
 import io.gpdedup.plugin.api.RemoteDirectory;
@@ -34,14 +35,17 @@ final class DedupBackend implements StorageBackend {
     private final DedupOptions options;
     private final StoreConnections connections;
     private final ChunkingFreeze freeze;
+    private final ReplicationCommands replication;
     private final PipelineSettings pipeline;
     private final PluginLog log;
     private StoreClient client;
 
-    DedupBackend(DedupOptions options, StoreConnections connections, ChunkingFreeze freeze, PipelineSettings pipeline, PluginLog log) {
+    DedupBackend(DedupOptions options, StoreConnections connections, ChunkingFreeze freeze, ReplicationCommands replication,
+            PipelineSettings pipeline, PluginLog log) {
         this.options = options;
         this.connections = connections;
         this.freeze = freeze;
+        this.replication = replication;
         this.pipeline = pipeline;
         this.log = log;
     }
@@ -60,13 +64,29 @@ final class DedupBackend implements StorageBackend {
     @Override
     public void hook(Hook hook) {
         // Fail setup early (gpbackup aborts on a failed setup hook) when the store is unreachable
-        // or the chunk sizes clash with the unit's; cleanup has nothing to undo.
+        // or the chunk sizes clash with the unit's.
         if (hook.isSetup()) {
             client().ping();
             if (hook.isBackup()) {
                 freeze.check(client(), options.chunking());
             }
+        } else if (hook.isBackup() && options.replication() && hook.scope() == HookScope.COORDINATOR) {
+            // gpbackup runs the coordinator's cleanup once, after every file of the backup is
+            // stored (its config and report included): the moment to copy the whole backup.
+            BackupTimestamp ts = timestampOf(hook.localBackupDirectory());
+            Replicator.Result r = replication.replicate(options, ts);
+            log.info("replicated backup " + ts + ": " + r.objects() + " objects, " + r.chunksSent() + " of " + r.chunks()
+                    + " chunks sent (" + r.bytesSent() + " bytes)");
         }
+    }
+
+    /** gpbackup's backup directory ends in {@code backups/<YYYYMMDD>/<timestamp>}. */
+    private static BackupTimestamp timestampOf(java.nio.file.Path backupDirectory) {
+        java.nio.file.Path last = backupDirectory.getFileName();
+        if (last == null) {
+            throw new PluginException("cannot tell the backup timestamp from directory " + backupDirectory);
+        }
+        return BackupTimestamp.parse(last.toString());
     }
 
     @Override

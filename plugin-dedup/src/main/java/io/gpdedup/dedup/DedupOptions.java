@@ -9,9 +9,15 @@ import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.engine.Codec;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /** The options of gpbackup_dedup_plugin, in the style of the appliance plugins, read into typed values. */
-record DedupOptions(ClientSettings store, String directory, boolean restoreSubset, ChunkCodec codec, ChunkerParams chunking) {
+record DedupOptions(ClientSettings store, String directory, boolean restoreSubset, ChunkCodec codec, ChunkerParams chunking,
+        boolean replication, Optional<Remote> remote) {
+    /** The second store of {@code replication}: where replicate_backup copies a backup to. */
+    record Remote(ClientSettings store, String directory) {
+    }
+
     static final String HOSTNAME = "hostname";
     static final String PORT = "port";
     static final String USERNAME = "username";
@@ -25,6 +31,14 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
     static final String CHUNK_MIN = "chunk_min_size";
     static final String CHUNK_AVG = "chunk_avg_size";
     static final String CHUNK_MAX = "chunk_max_size";
+    static final String REPLICATION = "replication";
+    static final String REMOTE_HOSTNAME = "remote_hostname";
+    static final String REMOTE_PORT = "remote_port";
+    static final String REMOTE_USERNAME = "remote_username";
+    static final String REMOTE_PASSWORD = "remote_password";
+    static final String REMOTE_PASSWORD_ENCRYPTION = "remote_password_encryption";
+    static final String REMOTE_STORAGE_UNIT = "remote_storage_unit";
+    static final String REMOTE_DIRECTORY = "remote_directory";
 
     static List<OptionSpec> specs() {
         return List.of(
@@ -41,25 +55,22 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
                 OptionSpec.optional(COMPRESSION_LEVEL, OptionSpec.Type.INTEGER, "1", "zstd level (1 fastest .. 19 smallest)"),
                 OptionSpec.optional(CHUNK_MIN, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.minSize()), "smallest chunk"),
                 OptionSpec.optional(CHUNK_AVG, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.avgSize()), "average chunk (a power of two)"),
-                OptionSpec.optional(CHUNK_MAX, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.maxSize()), "largest chunk"));
+                OptionSpec.optional(CHUNK_MAX, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.maxSize()), "largest chunk"),
+                OptionSpec.optional(REPLICATION, OptionSpec.Type.ON_OFF, "off",
+                        "\"on\": copy each backup to the remote store when gpbackup finishes it (cleanup hook)"),
+                OptionSpec.optional(REMOTE_HOSTNAME, OptionSpec.Type.STRING, null, "replication: host of the remote store"),
+                OptionSpec.optional(REMOTE_PORT, OptionSpec.Type.INTEGER, String.valueOf(ClientSettings.DEFAULT_PORT), "replication: remote port"),
+                OptionSpec.optional(REMOTE_USERNAME, OptionSpec.Type.STRING, null, "replication: user of the remote storage unit"),
+                OptionSpec.optional(REMOTE_PASSWORD, OptionSpec.Type.STRING, null, "replication: password of that user"),
+                OptionSpec.optional(REMOTE_PASSWORD_ENCRYPTION, OptionSpec.Type.ON_OFF, "off", "replication: remote_password is encrypted"),
+                OptionSpec.optional(REMOTE_STORAGE_UNIT, OptionSpec.Type.STRING, null, "replication: remote storage unit"),
+                OptionSpec.optional(REMOTE_DIRECTORY, OptionSpec.Type.STRING, null, "replication: directory in the remote unit (default: directory)"));
     }
 
     static DedupOptions from(PluginOptions o, String pluginName) {
-        String password = o.require(PASSWORD);
-        if (o.isOn(PASSWORD_ENCRYPTION)) {
-            String key = o.get(pluginName).orElseThrow(() -> new PluginException("password_encryption is on but the config has no '"
-                    + pluginName + "' key: gpbackup adds it from the coordinator's .encrypt file"));
-            password = PasswordCipher.decrypt(password, key);
-        }
-        long port = o.integer(PORT);
-        if (port < 1 || port > 65535) {
-            throw new PluginException("option 'port' must be 1..65535, got " + port);
-        }
-        String directory = o.require(DIRECTORY);
-        if (directory.isEmpty() || directory.startsWith("/") || directory.endsWith("/") || directory.contains("//")
-                || List.of(directory.split("/")).stream().anyMatch(p -> p.equals("..") || p.equals("."))) {
-            throw new PluginException("option 'directory' must be a relative path inside the storage unit without '.' or '..', got '" + directory + "'");
-        }
+        String password = password(o, PASSWORD, PASSWORD_ENCRYPTION, pluginName);
+        long port = port(o, PORT);
+        String directory = directory(o, DIRECTORY);
         ChunkerParams chunking;
         try {
             chunking = new ChunkerParams(Math.toIntExact(o.size(CHUNK_MIN)), Math.toIntExact(o.size(CHUNK_AVG)), Math.toIntExact(o.size(CHUNK_MAX)));
@@ -74,6 +85,54 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
             throw new PluginException("option 'compression_level': " + e.getMessage());
         }
         ClientSettings store = ClientSettings.of(o.require(HOSTNAME), (int) port, o.require(STORAGE_UNIT), o.require(USERNAME), password);
-        return new DedupOptions(store, directory, o.isOn(RESTORE_SUBSET), chunkCodec, chunking);
+        return new DedupOptions(store, directory, o.isOn(RESTORE_SUBSET), chunkCodec, chunking, o.isOn(REPLICATION),
+                remote(o, pluginName, directory));
+    }
+
+    /** The remote store, when the remote_* options are given; all of host, user, password and unit, or none. */
+    private static Optional<Remote> remote(PluginOptions o, String pluginName, String directory) {
+        List<String> required = List.of(REMOTE_HOSTNAME, REMOTE_USERNAME, REMOTE_PASSWORD, REMOTE_STORAGE_UNIT);
+        long given = required.stream().filter(o::isSet).count();
+        if (given == 0) {
+            if (o.isOn(REPLICATION)) {
+                throw new PluginException("replication is on but no remote store is configured: set " + String.join(", ", required));
+            }
+            return Optional.empty();
+        }
+        if (given < required.size()) {
+            throw new PluginException("replication needs all of " + String.join(", ", required));
+        }
+        ClientSettings remote = ClientSettings.of(o.require(REMOTE_HOSTNAME), (int) port(o, REMOTE_PORT), o.require(REMOTE_STORAGE_UNIT),
+                o.require(REMOTE_USERNAME), password(o, REMOTE_PASSWORD, REMOTE_PASSWORD_ENCRYPTION, pluginName));
+        String remoteDirectory = o.isSet(REMOTE_DIRECTORY) ? directory(o, REMOTE_DIRECTORY) : directory;
+        return Optional.of(new Remote(remote, remoteDirectory));
+    }
+
+    private static String password(PluginOptions o, String option, String encryptionOption, String pluginName) {
+        String password = o.require(option);
+        if (!o.isOn(encryptionOption)) {
+            return password;
+        }
+        String key = o.get(pluginName).orElseThrow(() -> new PluginException(encryptionOption + " is on but the config has no '"
+                + pluginName + "' key: gpbackup adds it from the coordinator's .encrypt file"));
+        return PasswordCipher.decrypt(password, key);
+    }
+
+    private static long port(PluginOptions o, String option) {
+        long port = o.integer(option);
+        if (port < 1 || port > 65535) {
+            throw new PluginException("option '" + option + "' must be 1..65535, got " + port);
+        }
+        return port;
+    }
+
+    private static String directory(PluginOptions o, String option) {
+        String directory = o.require(option);
+        if (directory.isEmpty() || directory.startsWith("/") || directory.endsWith("/") || directory.contains("//")
+                || List.of(directory.split("/")).stream().anyMatch(p -> p.equals("..") || p.equals("."))) {
+            throw new PluginException("option '" + option + "' must be a relative path inside the storage unit without '.' or '..', got '"
+                    + directory + "'");
+        }
+        return directory;
     }
 }

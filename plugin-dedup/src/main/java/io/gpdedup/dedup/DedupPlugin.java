@@ -25,6 +25,7 @@ public final class DedupPlugin implements PluginDefinition {
 
     private final StoreConnections connections = new StoreConnections();
     private final ChunkingFreeze freeze = new ChunkingFreeze();
+    private final ReplicationCommands replication = new ReplicationCommands(connections);
     private volatile ExecutorService workers;
 
     public static void main(String[] args) {
@@ -44,12 +45,14 @@ public final class DedupPlugin implements PluginDefinition {
     @Override
     public StorageBackend open(PluginOptions options, PluginLog log) {
         DedupOptions o = DedupOptions.from(options, NAME);
-        return new DedupBackend(o, connections, freeze, PipelineSettings.defaults(o.chunking(), o.codec(), workers()), log);
+        return new DedupBackend(o, connections, freeze, replication, PipelineSettings.defaults(o.chunking(), o.codec(), workers()), log);
     }
 
     @Override
     public Map<String, ExtraCommand> extraCommands() {
-        return Map.of(EncryptPasswordCommand.NAME, new EncryptPasswordCommand());
+        return Map.of(EncryptPasswordCommand.NAME, new EncryptPasswordCommand(),
+                ReplicationCommands.REPLICATE, replication.replicateCommand(),
+                ReplicationCommands.DELETE, replication.deleteCommand());
     }
 
     /** Fingerprinting, compression and decoding: one thread per core, shared by all streams. */

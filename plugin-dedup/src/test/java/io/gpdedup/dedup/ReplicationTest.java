@@ -1,0 +1,151 @@
+package io.gpdedup.dedup;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.plugin.api.CommandDispatcher;
+import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.engine.UnitStats;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** replicate_backup / delete_replica and replication on backup, between two real stores. */
+class ReplicationTest {
+    @TempDir
+    Path dir;
+    private StoreServer primary;
+    private StoreServer remote;
+    private final DedupPlugin plugin = new DedupPlugin();
+
+    @BeforeEach
+    void start() {
+        primary = StoreServer.start(dir.resolve("primary"));
+        remote = StoreServer.start(dir.resolve("remote"));
+    }
+
+    @AfterEach
+    void stop() {
+        primary.close();
+        remote.close();
+    }
+
+    private Path config(String name, StoreServer main, StoreServer second, String extra) throws IOException {
+        Path cfg = dir.resolve("20261123045500_" + name + ".yaml");
+        String s = "executablepath: /opt/gpdedup/bin/gpbackup_dedup_plugin\noptions:\n  hostname: 127.0.0.1\n  port: \"" + main.port()
+                + "\"\n  username: " + StoreServer.USER + "\n  password: " + StoreServer.PASSWORD + "\n  storage_unit: " + StoreServer.UNIT
+                + "\n  directory: cluster1\n  log_directory: " + dir.resolve("logs") + "\n" + extra;
+        if (second != null) {
+            s += "  remote_hostname: 127.0.0.1\n  remote_port: \"" + second.port() + "\"\n  remote_username: " + StoreServer.USER
+                    + "\n  remote_password: " + StoreServer.PASSWORD + "\n  remote_storage_unit: " + StoreServer.UNIT + "\n  remote_directory: dr/cluster1\n";
+        }
+        Files.writeString(cfg, s);
+        return cfg;
+    }
+
+    private record Result(int status, byte[] out, String err) {
+        String text() {
+            return new String(out, StandardCharsets.UTF_8);
+        }
+    }
+
+    private Result run(InputStream in, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = new CommandDispatcher(plugin).run(args, in, out, new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(status, out.toByteArray(), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static String key(String ts, String file) {
+        return "/data/gpseg0/backups/" + ts.substring(0, 8) + "/" + ts + "/" + file;
+    }
+
+    private UnitStats remoteStats() {
+        try (StoreClient c = remote.connect()) {
+            return c.stats();
+        }
+    }
+
+    @Test
+    void replicatesOnlyWhatTheRemoteLacksAndRestoresFromTheReplica() throws IOException {
+        Path cfg = config("primary", primary, remote, "");
+        byte[] v1 = DedupPluginTest.copyText(21, 3_000_000);
+        byte[] v2 = v1.clone();
+        for (int i = 1_000_000; i < 1_050_000; i++) {
+            v2[i] = (byte) ('a' + i % 26);
+        }
+        String t1 = "20261123045500";
+        String t2 = "20261124045500";
+        assertEquals(0, run(new ByteArrayInputStream(v1), "backup_data", cfg.toString(), key(t1, "gpbackup_0_" + t1 + "_1")).status());
+        assertEquals(0, run(new ByteArrayInputStream(v2), "backup_data", cfg.toString(), key(t2, "gpbackup_0_" + t2 + "_1")).status());
+
+        Result r1 = run(InputStream.nullInputStream(), "replicate_backup", cfg.toString(), t1);
+        assertEquals(0, r1.status(), r1.err());
+        UnitStats afterFirst = remoteStats();
+        Result again = run(InputStream.nullInputStream(), "replicate_backup", cfg.toString(), t1);
+        assertEquals(1, again.status());
+        assertTrue(again.err().contains("already exists on the remote store"), again.err());
+
+        Result r2 = run(InputStream.nullInputStream(), "replicate_backup", cfg.toString(), t2);
+        assertEquals(0, r2.status(), r2.err());
+        UnitStats afterSecond = remoteStats();
+        long added = afterSecond.physicalBytes() - afterFirst.physicalBytes();
+        assertTrue(added > 0 && added < afterFirst.physicalBytes() / 4,
+                "the second backup differs in 50 KB: only its new chunks may travel, added " + added + " of " + afterFirst.physicalBytes());
+
+        // gprestore from the replica: a config whose store and directory are the remote's.
+        Path replica = dir.resolve("20261123045500_replica.yaml");
+        Files.writeString(replica, Files.readString(config("tmp", remote, null, "")).replace("directory: cluster1", "directory: dr/cluster1"));
+        Result restored = run(InputStream.nullInputStream(), "restore_data", replica.toString(), key(t2, "gpbackup_0_" + t2 + "_1"));
+        assertEquals(0, restored.status(), restored.err());
+        assertArrayEquals(v2, restored.out());
+
+        Result d1 = run(InputStream.nullInputStream(), "delete_replica", cfg.toString(), t1);
+        assertEquals(0, d1.status(), d1.err());
+        assertEquals("", d1.text());
+        Result d2 = run(InputStream.nullInputStream(), "delete_replica", cfg.toString(), t1);
+        assertEquals(0, d2.status(), d2.err());
+        assertTrue(d2.text().contains("already deleted"), d2.text());
+        assertEquals(1, run(InputStream.nullInputStream(), "restore_data", replica.toString(), key(t1, "gpbackup_0_" + t1 + "_1")).status());
+        // The primary is untouched.
+        Result primaryCopy = run(InputStream.nullInputStream(), "restore_data", cfg.toString(), key(t1, "gpbackup_0_" + t1 + "_1"));
+        assertArrayEquals(v1, primaryCopy.out());
+    }
+
+    @Test
+    void replicationOnCopiesTheBackupWhenGpbackupCleansUp() throws IOException {
+        Path cfg = config("auto", primary, remote, "  replication: \"on\"\n");
+        String t = "20261123045500";
+        byte[] data = DedupPluginTest.copyText(22, 500_000);
+        Path backupDir = dir.resolve("seg-1/backups/20261123/" + t);
+        Files.createDirectories(backupDir);
+        assertEquals(0, run(InputStream.nullInputStream(), "setup_plugin_for_backup", cfg.toString(), backupDir.toString(), "master", "\"-1\"").status());
+        assertEquals(0, run(new ByteArrayInputStream(data), "backup_data", cfg.toString(), key(t, "gpbackup_0_" + t + "_7")).status());
+        // Segment cleanups replicate nothing; the coordinator's does.
+        assertEquals(0, run(InputStream.nullInputStream(), "cleanup_plugin_for_backup", cfg.toString(), backupDir.toString(), "segment", "\"0\"").status());
+        assertEquals(0, remoteStats().objects());
+        Result cleanup = run(InputStream.nullInputStream(), "cleanup_plugin_for_backup", cfg.toString(), backupDir.toString(), "master", "\"-1\"");
+        assertEquals(0, cleanup.status(), cleanup.err());
+        try (StoreClient c = remote.connect()) {
+            assertEquals(1, c.list("dr/cluster1/backups/20261123/" + t + "/").size());
+        }
+    }
+
+    @Test
+    void replicationNeedsACompleteRemote() throws IOException {
+        Path cfg = config("half", primary, null, "  replication: \"on\"\n  remote_hostname: 127.0.0.1\n");
+        Result r = run(InputStream.nullInputStream(), "replicate_backup", cfg.toString(), "20261123045500");
+        assertEquals(1, r.status());
+        assertTrue(r.err().contains("replication needs all of remote_hostname, remote_username, remote_password, remote_storage_unit"), r.err());
+    }
+}
