@@ -46,28 +46,31 @@ final class ReplicationCommands {
     }
 
     ExtraCommand replicateCommand() {
-        return new ExtraCommand() {
-            @Override
-            public int arity() {
-                return 1;
-            }
-
-            @Override
-            public String usage() {
-                return "TIMESTAMP   (copy backup TIMESTAMP to the remote store; only chunks it lacks travel)";
-            }
-
-            @Override
-            public void run(PluginOptions options, PluginLog log, List<String> args, InputStream in, PrintStream out) {
-                BackupTimestamp ts = BackupTimestamp.parse(args.get(0));
-                Replicator.Result r = replicate(DedupOptions.from(options, DedupPlugin.NAME), ts);
-                log.info("replicate_backup " + ts + ": " + r.objects() + " objects, " + r.chunksSent() + " of " + r.chunks()
-                        + " chunks sent (" + r.bytesSent() + " bytes)");
-            }
-        };
+        return onTimestamp("TIMESTAMP   (copy backup TIMESTAMP to the remote store; only chunks it lacks travel)", (options, ts, log, out) -> {
+            Replicator.Result r = replicate(options, ts);
+            log.info("replicate_backup " + ts + ": " + r.objects() + " objects, " + r.chunksSent() + " of " + r.chunks()
+                    + " chunks sent (" + r.bytesSent() + " bytes)");
+        });
     }
 
     ExtraCommand deleteCommand() {
+        return onTimestamp("TIMESTAMP   (remove the remote copy of backup TIMESTAMP)", (options, ts, log, out) -> {
+            boolean deleted = withReplicator(options, r -> r.deleteReplica(ts));
+            if (!deleted) {
+                // The appliance plugin's wording, which gpbackup's plugin_test.sh looks for.
+                out.println("replica of backup " + ts + " already deleted");
+            }
+            log.info("delete_replica " + ts + ": " + (deleted ? "deleted" : "already deleted"));
+        });
+    }
+
+    /** What a replication command does with its one argument, a backup timestamp. */
+    @FunctionalInterface
+    private interface TimestampAction {
+        void run(DedupOptions options, BackupTimestamp timestamp, PluginLog log, PrintStream out);
+    }
+
+    private static ExtraCommand onTimestamp(String usage, TimestampAction action) {
         return new ExtraCommand() {
             @Override
             public int arity() {
@@ -76,18 +79,12 @@ final class ReplicationCommands {
 
             @Override
             public String usage() {
-                return "TIMESTAMP   (remove the remote copy of backup TIMESTAMP)";
+                return usage;
             }
 
             @Override
             public void run(PluginOptions options, PluginLog log, List<String> args, InputStream in, PrintStream out) {
-                BackupTimestamp ts = BackupTimestamp.parse(args.get(0));
-                boolean deleted = withReplicator(DedupOptions.from(options, DedupPlugin.NAME), r -> r.deleteReplica(ts));
-                if (!deleted) {
-                    // The appliance plugin's wording, which gpbackup's plugin_test.sh looks for.
-                    out.println("replica of backup " + ts + " already deleted");
-                }
-                log.info("delete_replica " + ts + ": " + (deleted ? "deleted" : "already deleted"));
+                action.run(DedupOptions.from(options, DedupPlugin.NAME), BackupTimestamp.parse(args.get(0)), log, out);
             }
         };
     }
