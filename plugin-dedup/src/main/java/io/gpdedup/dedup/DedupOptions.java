@@ -7,6 +7,8 @@ import io.gpdedup.plugin.api.PluginOptions;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.engine.Codec;
+import io.gpdedup.store.tls.ClientTls;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -31,6 +33,8 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
     static final String CHUNK_MIN = "chunk_min_size";
     static final String CHUNK_AVG = "chunk_avg_size";
     static final String CHUNK_MAX = "chunk_max_size";
+    static final String TLS = "tls";
+    static final String TLS_CA_FILE = "tls_ca_file";
     static final String REPLICATION = "replication";
     static final String REMOTE_HOSTNAME = "remote_hostname";
     static final String REMOTE_PORT = "remote_port";
@@ -56,6 +60,9 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
                 OptionSpec.optional(CHUNK_MIN, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.minSize()), "smallest chunk"),
                 OptionSpec.optional(CHUNK_AVG, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.avgSize()), "average chunk (a power of two)"),
                 OptionSpec.optional(CHUNK_MAX, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.maxSize()), "largest chunk"),
+                OptionSpec.optional(TLS, OptionSpec.Type.ON_OFF, "off", "connect to gpdedup-store over TLS"),
+                OptionSpec.optional(TLS_CA_FILE, OptionSpec.Type.ABSOLUTE_PATH, null,
+                        "tls: PEM file of the CA or server certificate to trust (default: the JDK's trusted CAs)"),
                 OptionSpec.optional(REPLICATION, OptionSpec.Type.ON_OFF, "off",
                         "\"on\": copy each backup to the remote store when gpbackup finishes it (cleanup hook)"),
                 OptionSpec.optional(REMOTE_HOSTNAME, OptionSpec.Type.STRING, null, "replication: host of the remote store"),
@@ -84,7 +91,8 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new PluginException("option 'compression_level': " + e.getMessage());
         }
-        ClientSettings store = ClientSettings.of(o.require(HOSTNAME), (int) port, o.require(STORAGE_UNIT), o.require(USERNAME), password);
+        ClientSettings store = ClientSettings.of(o.require(HOSTNAME), (int) port, o.require(STORAGE_UNIT), o.require(USERNAME), password)
+                .withTls(tls(o));
         return new DedupOptions(store, directory, o.isOn(RESTORE_SUBSET), chunkCodec, chunking, o.isOn(REPLICATION),
                 remote(o, pluginName, directory));
     }
@@ -106,6 +114,16 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
                 o.require(REMOTE_USERNAME), password(o, REMOTE_PASSWORD, REMOTE_PASSWORD_ENCRYPTION, pluginName));
         String remoteDirectory = o.isSet(REMOTE_DIRECTORY) ? directory(o, REMOTE_DIRECTORY) : directory;
         return Optional.of(new Remote(remote, remoteDirectory));
+    }
+
+    private static ClientTls tls(PluginOptions o) {
+        if (!o.isOn(TLS)) {
+            if (o.isSet(TLS_CA_FILE)) {
+                throw new PluginException("option '" + TLS_CA_FILE + "' is set but '" + TLS + "' is off: set tls: on to use it");
+            }
+            return null;
+        }
+        return o.get(TLS_CA_FILE).map(f -> ClientTls.trusting(Path.of(f))).orElseGet(ClientTls::systemTrust);
     }
 
     private static String password(PluginOptions o, String option, String encryptionOption, String pluginName) {

@@ -1,5 +1,6 @@
 package io.gpdedup.dedup;
 
+import io.gpdedup.dedup.pipeline.ByteWindow;
 import io.gpdedup.dedup.pipeline.PipelineSettings;
 import io.gpdedup.plugin.api.ExtraCommand;
 import io.gpdedup.plugin.api.OptionSpec;
@@ -26,6 +27,7 @@ public final class DedupPlugin implements PluginDefinition {
     private final StoreConnections connections = new StoreConnections();
     private final ChunkingFreeze freeze = new ChunkingFreeze();
     private final ReplicationCommands replication = new ReplicationCommands(connections);
+    private final ByteWindow window = new ByteWindow(PipelineSettings.DEFAULT_WINDOW_BYTES);
     private volatile ExecutorService workers;
 
     public static void main(String[] args) {
@@ -45,7 +47,7 @@ public final class DedupPlugin implements PluginDefinition {
     @Override
     public StorageBackend open(PluginOptions options, PluginLog log) {
         DedupOptions o = DedupOptions.from(options, NAME);
-        return new DedupBackend(o, connections, freeze, replication, PipelineSettings.defaults(o.chunking(), o.codec(), workers()), log);
+        return new DedupBackend(o, connections, freeze, replication, PipelineSettings.defaults(o.chunking(), o.codec(), window, workers()), log);
     }
 
     @Override

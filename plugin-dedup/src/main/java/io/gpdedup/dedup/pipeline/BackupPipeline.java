@@ -21,7 +21,7 @@ import java.util.concurrent.ExecutionException;
  * Turns one stdin stream into a recipe whose chunks the store holds. The calling thread only cuts
  * chunks; fingerprints, the stream's SHA-256 (chained batch after batch, so in order), lookups,
  * compression of missing chunks and uploads run behind it on the worker pool and the connection,
- * with at most {@link PipelineSettings#windowBytes()} of chunk data in flight. Duplicates cost a
+ * with at most {@link PipelineSettings#window()} of chunk data in flight. Duplicates cost a
  * fingerprint and a lookup, never compression or transfer.
  */
 public final class BackupPipeline {
@@ -39,7 +39,7 @@ public final class BackupPipeline {
 
     /** Reads {@code in} to EOF and returns its recipe; nothing is committed here. */
     public Result store(InputStream in, BackupSession session) throws IOException {
-        ByteWindow window = new ByteWindow(settings.windowBytes());
+        ByteWindow window = settings.window();
         MessageDigest streamHash = Fingerprint.newDigest();
         List<CompletableFuture<Batch>> batches = new ArrayList<>();
         CompletableFuture<Void> hashed = CompletableFuture.completedFuture(null);

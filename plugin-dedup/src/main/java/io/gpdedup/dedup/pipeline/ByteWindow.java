@@ -4,13 +4,18 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.concurrent.Semaphore;
 
-/** A budget of bytes in flight: the reader blocks when the stages behind it fall back. */
-final class ByteWindow {
+/**
+ * A budget of chunk bytes in flight, shared by every stream of a process: a reader blocks when the
+ * stages behind it fall back, and a host agent serving many calls at once stays within one bound.
+ * Every batch releases what it took when it is done, whatever other streams hold, so streams
+ * cannot deadlock on it.
+ */
+public final class ByteWindow {
     private static final int UNIT = 1024;
     private final Semaphore permits;
     private final int capacityUnits;
 
-    ByteWindow(long capacityBytes) {
+    public ByteWindow(long capacityBytes) {
         this.capacityUnits = (int) Math.max(1, capacityBytes / UNIT);
         this.permits = new Semaphore(capacityUnits);
     }

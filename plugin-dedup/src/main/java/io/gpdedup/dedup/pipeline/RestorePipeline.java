@@ -90,7 +90,7 @@ public final class RestorePipeline {
     }
 
     private void write(List<Piece> pieces, OutputStream out, MessageDigest streamHash) throws IOException {
-        ByteWindow window = new ByteWindow(settings.windowBytes());
+        ByteWindow window = settings.window();
         Deque<Fetch> inFlight = new ArrayDeque<>();
         int next = 0;
         try {
