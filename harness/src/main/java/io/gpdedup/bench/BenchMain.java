@@ -13,6 +13,10 @@ import picocli.CommandLine.Command;
         subcommands = {
             CommandLine.HelpCommand.class, io.gpdedup.bench.compare.CompareCommand.class,
             io.gpdedup.bench.report.ReportCommand.class,
+            io.gpdedup.bench.model.ModelCommand.class,
+            io.gpdedup.bench.pg.PgCommand.class,
+            io.gpdedup.bench.runner.ConnchkCommand.class, io.gpdedup.bench.runner.IsolatedCommand.class,
+            io.gpdedup.bench.runner.CalibrateCommand.class,
         })
 public final class BenchMain implements Runnable {
     public static void main(String[] args) {

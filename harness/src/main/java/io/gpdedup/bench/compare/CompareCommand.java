@@ -30,6 +30,8 @@ import picocli.CommandLine.Spec;
             "Needs restic and borg on PATH for those columns (scripts/bench-dedup installs them)."})
 public final class CompareCommand implements Callable<Integer> {
     static final long QUICK_SIZE = 128 * ByteSize.MIB;
+    /** JDK 25's CPU-time sampler sees threads in native code (zstd, socket I/O) too; older JDKs ignore unknown events. */
+    static final String CPU_TIME_SAMPLES = "jdk.CPUTimeSample#enabled=true";
     static final List<String> ALL_TOOLS = List.of(Report.GPDEDUP, Report.RESTIC, Report.BORG);
 
     @Spec
@@ -68,12 +70,18 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--direct", description = "connect the plugin straight to the store: no relay, so bytes sent are the plugin's chunk payloads only")
     boolean direct;
 
-    @Option(names = "--profile", paramLabel = "DIR", description = "instead of comparing: one round of gpdedup's first and repeat backups with "
+    @Option(names = "--profile", paramLabel = "DIR", description = "instead of comparing: one round of gpdedup's first and repeat backups and a restore, with "
             + "flight recordings of the plugin and the store written to DIR")
     Path profile;
 
+    @Option(names = "--agent", paramLabel = "MODE", description = "GPDEDUP_AGENT for the plugin calls: on, off or require (default: unset, "
+            + "which the launcher takes as on)")
+    String agent;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", description = "longest any one command may run (default 1800)")
     long timeoutSeconds = 1800;
+
+    private boolean keepAfterFailure;
 
     @Override
     public Integer call() throws Exception {
@@ -84,19 +92,20 @@ public final class CompareCommand implements Callable<Integer> {
         if (n < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--rounds must be at least 1");
         }
+        if (agent != null && !List.of("on", "off", "require").contains(agent)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--agent must be on, off or require, got '" + agent + "'");
+        }
         for (String t : tools) {
             if (!ALL_TOOLS.contains(t)) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "unknown tool '" + t + "'; tools are " + ALL_TOOLS);
             }
         }
         List<String> runTools = profile != null ? List.of(Report.GPDEDUP) : List.copyOf(tools);
-        List<Step> steps = profile != null ? List.of(Step.FIRST, Step.REPEAT) : List.of(Step.values());
-        Path home = dist != null ? dist : installation();
-        GpdedupCommands commands = GpdedupCommands.installed(home);
+        List<Step> steps = profile != null ? List.of(Step.FIRST, Step.REPEAT, Step.RESTORE) : List.of(Step.values());
+        Path home = !runTools.contains(Report.GPDEDUP) ? null : dist != null ? dist : installation();
+        GpdedupCommands commands = runTools.contains(Report.GPDEDUP) ? GpdedupCommands.installed(home) : null;
         if (profile != null) {
-            Path dir = profile.toAbsolutePath();
-            Files.createDirectories(dir);
-            commands = commands.withPluginFlags(home, List.of("-XX:StartFlightRecording=filename=" + dir + "/{run}-plugin.jfr,settings=profile"));
+            Files.createDirectories(profile);
         }
         String load0 = ProcStat.loadAverage();
         Instant started = Instant.now();
@@ -123,8 +132,9 @@ public final class CompareCommand implements Callable<Integer> {
                         settings.put(t, tool.settings());
                     }
                 }
-                observations.addAll(comparison.round(r, roundDir));
-                if (!keep) {
+                List<Observation> round = comparison.round(r, roundDir);
+                observations.addAll(round);
+                if (!keep && round.stream().noneMatch(Observation::failed)) {
                     delete(roundDir);
                 }
             }
@@ -142,12 +152,26 @@ public final class CompareCommand implements Callable<Integer> {
                 out.println(report.scatteredNote());
             } else {
                 out.println();
-                out.println("flight recordings in " + profile.toAbsolutePath() + ": first-plugin.jfr, first-store.jfr, repeat-plugin.jfr, repeat-store.jfr");
+                out.println("flight recordings in " + profile.toAbsolutePath() + ": <step>-plugin.jfr and <step>-store.jfr per step");
+            }
+            List<String> failures = report.failures();
+            if (!failures.isEmpty()) {
+                out.println();
+                out.println("FAILED steps (left out of the figures above; logs kept in " + scratch + "/logs):");
+                failures.forEach(f -> out.println("- " + f));
+                keepAfterFailure = true;
+                return 3;
             }
             return 0;
+        } catch (IOException | RuntimeException e) {
+            keepAfterFailure = true;
+            throw e;
         } finally {
             if (keep) {
                 progress.println("kept " + scratch);
+            } else if (keepAfterFailure) {
+                delete(scratch.resolve("streams"));
+                progress.println("kept " + scratch + " (without the streams) to look at the logs of what failed");
             } else {
                 delete(scratch);
             }
@@ -157,7 +181,7 @@ public final class CompareCommand implements Callable<Integer> {
     private BackupTool tool(String name, Path dir, Path logs, GpdedupCommands commands) {
         return switch (name) {
             case Report.GPDEDUP -> new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
-                    timeoutSeconds);
+                    agent, timeoutSeconds);
             case Report.RESTIC -> new ResticTool(dir, logs, timeoutSeconds);
             case Report.BORG -> new BorgTool(dir, logs, borgEncryption, timeoutSeconds);
             default -> throw new IllegalArgumentException("unknown tool " + name);

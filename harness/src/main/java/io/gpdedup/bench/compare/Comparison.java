@@ -58,18 +58,24 @@ final class Comparison {
                 for (int t = 0; t < order.size(); t++) {
                     BackupTool tool = order.get(t);
                     Observation o;
-                    if (step.isBackup()) {
-                        StepResult r = tool.backup(stream, step.snapshot());
-                        long after = tool.repositoryBytes();
-                        long physicalAfter = physical(tool);
-                        o = new Observation(round, tool.name(), step, stream.length(), r, after - repo[t],
-                                physicalAfter < 0 ? -1 : physicalAfter - physical[t]);
-                        repo[t] = after;
-                        physical[t] = physicalAfter;
-                    } else {
-                        StepResult r = tool.restore(lastSnapshot);
-                        check(tool, r.run(), stream);
-                        o = new Observation(round, tool.name(), step, stream.length(), r, 0, -1);
+                    try {
+                        if (step.isBackup()) {
+                            StepResult r = tool.backup(stream, step.snapshot());
+                            long after = tool.repositoryBytes();
+                            long physicalAfter = physical(tool);
+                            o = new Observation(round, tool.name(), step, stream.length(), r, after - repo[t],
+                                    physicalAfter < 0 ? -1 : physicalAfter - physical[t], null);
+                            repo[t] = after;
+                            physical[t] = physicalAfter;
+                        } else {
+                            StepResult r = tool.restore(lastSnapshot);
+                            check(tool, r.run(), stream);
+                            o = new Observation(round, tool.name(), step, stream.length(), r, 0, -1, null);
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        // A failed step is a finding, not the end of the run: record it and go on.
+                        o = Observation.failed(round, tool.name(), step, stream.length(), String.valueOf(e.getMessage()));
+                        repo[t] = sizeOrLast(tool, repo[t]);
                     }
                     out.add(o);
                     progress.println(describe(o));
@@ -95,6 +101,14 @@ final class Comparison {
         return out;
     }
 
+    private static long sizeOrLast(BackupTool tool, long last) {
+        try {
+            return tool.repositoryBytes();
+        } catch (IOException | RuntimeException e) {
+            return last;
+        }
+    }
+
     private static long physical(BackupTool tool) throws IOException {
         return tool instanceof GpdedupTool g ? g.physicalBytes() : -1;
     }
@@ -107,6 +121,9 @@ final class Comparison {
     }
 
     private static String describe(Observation o) {
+        if (o.failed()) {
+            return String.format(Locale.ROOT, "  round %d  %-8s %-32s FAILED: %s", o.round() + 1, o.tool(), o.step().label(), o.failure());
+        }
         StepResult r = o.result();
         StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "  round %d  %-8s %-32s %7.2f s %8.1f MiB/s", o.round() + 1,
                 o.tool(), o.step().label(), r.run().wallNanos() / 1e9, o.mibPerSecond()));

@@ -3,16 +3,12 @@ package io.gpdedup.bench.compare;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * How to start gpdedup's two programs: the store and the plugin. Normally the executables of an
  * installation ({@code dist/bin}), exactly as a user runs them; for tests, the main classes on a
- * class path; for profiling, the plugin's own JVM command with extra flags (its launcher takes
- * none).
+ * class path.
  *
  * @param store command prefix of {@code gpdedup-store} (arguments follow)
  * @param plugin command prefix of {@code gpbackup_dedup_plugin}
@@ -48,45 +44,6 @@ public record GpdedupCommands(List<String> store, List<String> plugin, Path java
                 List.of(java.toString(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "--enable-native-access=ALL-UNNAMED",
                         "-cp", classPath, PLUGIN_MAIN), java,
                 "main classes on a class path, " + java);
-    }
-
-    /**
-     * The plugin run by the JVM and flags its launcher uses, plus {@code extraFlags} (e.g. a flight
-     * recording), without the AOT cache, which belongs to the launcher's exact flags.
-     */
-    public GpdedupCommands withPluginFlags(Path dist, List<String> extraFlags) throws IOException {
-        String launcher = Files.readString(dist.resolve("bin/gpbackup_dedup_plugin"));
-        Launcher l = parseLauncher(launcher, dist.toAbsolutePath().normalize().toString());
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java.toString());
-        cmd.addAll(l.flags());
-        cmd.addAll(extraFlags);
-        cmd.add("-cp");
-        cmd.add(l.classPath());
-        cmd.add(PLUGIN_MAIN);
-        return new GpdedupCommands(store, cmd, java, description + "; plugin as " + java + " " + String.join(" ", l.flags())
-                + " " + String.join(" ", extraFlags));
-    }
-
-    /** The JVM flags and class path of a generated sh launcher's {@code exec} line. */
-    record Launcher(List<String> flags, String classPath) {
-    }
-
-    private static final Pattern EXEC = Pattern.compile("(?m)^exec \"\\$java\" (.*?) -cp \"([^\"]+)\" (\\S+)");
-
-    static Launcher parseLauncher(String script, String home) {
-        Matcher m = EXEC.matcher(script);
-        if (!m.find()) {
-            throw new IllegalArgumentException("no 'exec \"$java\" ... -cp \"...\" Main' line in the launcher");
-        }
-        List<String> flags = new ArrayList<>();
-        for (String f : m.group(1).trim().split("\\s+")) {
-            // Shell variables (the archive flag, options from the environment) are the launcher's business.
-            if (!f.isEmpty() && !f.startsWith("$")) {
-                flags.add(f);
-            }
-        }
-        return new Launcher(flags, m.group(2).replace("$home", home));
     }
 
     private static Path recordedJava(Path dist) throws IOException {

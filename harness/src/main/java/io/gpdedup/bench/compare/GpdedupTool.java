@@ -15,9 +15,14 @@ import java.util.Map;
  * restore as gpbackup runs it ({@code backup_data CFG KEY < stream}, {@code restore_data CFG KEY
  * > sink}), with the plugin's defaults (zstd level 1, 64 KiB average chunks) unless told
  * otherwise. Keys follow gpbackup's naming with a new timestamp per backup. The plugin reaches the
- * store through a {@link WireCounter} unless {@code direct}. In the plugin command, {@code {run}}
- * stands for the snapshot name (per-run profile files); with a profile directory, the store
- * records a flight recording per backup through {@code jcmd}.
+ * store through a {@link WireCounter} unless {@code direct}.
+ *
+ * <p>The installed plugin is a native launcher that hands each call to a host agent JVM, which the
+ * first call starts (docs/agent.md). Each instance gives the agent a directory of its own, so the
+ * first backup pays the agent's start as a user's first call does, no agent of anyone else serves
+ * these calls, and the agent's CPU can be read from /proc and added to the launcher's. The agent is
+ * stopped on close. With a profile directory, the store and the agent record a flight recording per
+ * step through {@code jcmd}; the agent is then started before the first step, so that it is recorded.
  */
 final class GpdedupTool implements BackupTool {
     static final String DIRECTORY = "bench";
@@ -31,13 +36,20 @@ final class GpdedupTool implements BackupTool {
     private final boolean direct;
     private final Path profileDir;
     private final long timeoutSeconds;
+    private final String agentMode;
     private final Map<String, String> keys = new HashMap<>();
+    private Path agentDir;
     private StoreProcess store;
     private WireCounter wire;
     private Path config;
 
+    /**
+     * @param agentMode {@code GPDEDUP_AGENT} for the plugin calls ({@code on}, {@code off}, {@code require}), or null for
+     *     the launcher's default
+     */
     GpdedupTool(GpdedupCommands commands, Path dir, Path logs, Map<String, String> pluginOptions, boolean direct, Path profileDir,
-            long timeoutSeconds) {
+            String agentMode, long timeoutSeconds) {
+        this.agentMode = agentMode;
         this.commands = commands;
         this.dir = dir;
         this.logs = logs;
@@ -56,7 +68,7 @@ final class GpdedupTool implements BackupTool {
     public String version() throws IOException {
         List<String> cmd = new ArrayList<>(commands.plugin());
         cmd.add("--version");
-        return ToolRun.output(substitute(cmd, "version"), Map.of(), 60).strip().lines().reduce((a, b) -> b).orElse("?");
+        return ToolRun.output(cmd, Map.of("GPDEDUP_AGENT", "off"), 60).strip().lines().reduce((a, b) -> b).orElse("?");
     }
 
     @Override
@@ -64,7 +76,8 @@ final class GpdedupTool implements BackupTool {
         return "plugin defaults" + (pluginOptions.isEmpty() ? "" : " except " + pluginOptions)
                 + " (zstd level 1 unless set, chunks 16/64/256 KiB), no encryption; store with the demo config on 127.0.0.1, "
                 + (direct ? "plugin connected directly" : "plugin connected through a byte-counting relay")
-                + "; " + commands.description();
+                + "; GPDEDUP_AGENT " + (agentMode == null ? "unset (launcher default: on)" : agentMode)
+                + ", a host agent of its own per round, started by the first call; " + commands.description();
     }
 
     @Override
@@ -95,6 +108,62 @@ final class GpdedupTool implements BackupTool {
         options.forEach((k, v) -> yaml.append("  ").append(k).append(": \"").append(v.replace("\"", "\\\"")).append("\"\n"));
         config = dir.resolve("gpdedup.yaml");
         Files.writeString(config, yaml);
+        // Short: the agent's socket path must fit in sun_path (108 bytes).
+        agentDir = Files.createTempDirectory(Path.of("/tmp"), "gpdb-agent-");
+        if (profileDir != null) {
+            List<String> cmd = new ArrayList<>(commands.plugin());
+            cmd.add("plugin_api_version");
+            ToolRun.output(cmd, pluginEnv(), 60);
+        }
+    }
+
+    private Map<String, String> pluginEnv() {
+        Map<String, String> env = new HashMap<>();
+        env.put("GPDEDUP_AGENT_DIR", agentDir.toString());
+        if (agentMode != null) {
+            env.put("GPDEDUP_AGENT", agentMode);
+        }
+        return env;
+    }
+
+    private static final java.util.regex.Pattern AGENT = java.util.regex.Pattern.compile("host agent (\\d+): serving");
+
+    /** The pid of the live agent serving this instance's calls, or -1. */
+    long agentPid() throws IOException {
+        if (agentDir == null || !Files.isDirectory(agentDir)) {
+            return -1;
+        }
+        long pid = -1;
+        try (java.util.stream.Stream<Path> logsOfAgents = Files.list(agentDir)) {
+            for (Path log : logsOfAgents.filter(p -> p.toString().endsWith(".log")).toList()) {
+                java.util.regex.Matcher m = AGENT.matcher(Files.readString(log));
+                while (m.find()) {
+                    pid = Long.parseLong(m.group(1));
+                }
+            }
+        }
+        long found = pid;
+        return found > 0 && ProcessHandle.of(found).map(ProcessHandle::isAlive).orElse(false) ? found : -1;
+    }
+
+    /** Runs one plugin call and adds the agent's CPU over the call to the launcher's. */
+    private Measured call(String run, java.util.function.Supplier<Measured> launch) throws IOException {
+        long before = agentPid();
+        long cpu0 = before > 0 ? ProcStat.cpuNanos(before) : 0;
+        Measured m;
+        try {
+            m = launch.get();
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
+        long after = agentPid();
+        if (after > 0) {
+            long agentCpu = ProcStat.cpuNanos(after) - (after == before ? cpu0 : 0);
+            m = new Measured(m.wallNanos(), m.cpuNanos() < 0 ? -1 : m.cpuNanos() + agentCpu, m.outBytes(), m.outSha256(), m.log());
+        } else if (!"off".equals(agentMode)) {
+            System.err.println("  note: no host agent served gpdedup's " + run + " call (it ran in-process)");
+        }
+        return m;
     }
 
     /** The gpbackup key of the {@code n}-th backup: its own timestamp, one minute after the previous one. */
@@ -114,14 +183,14 @@ final class GpdedupTool implements BackupTool {
         cmd.addAll(List.of("backup_data", config.toString(), key));
         long up0 = wire == null ? -1 : wire.bytesToServer();
         long cpu0 = store.cpuNanos();
-        startStoreRecording(snapshot);
-        Measured m = ToolRun.run(substitute(cmd, snapshot), Map.of(), stream.path(), logs.resolve("gpdedup-" + snapshot + ".log"),
-                timeoutSeconds);
+        startRecording(snapshot);
+        Measured m = call(snapshot, () -> unchecked(() -> ToolRun.run(cmd, pluginEnv(), stream.path(),
+                logs.resolve("gpdedup-" + snapshot + ".log"), timeoutSeconds)));
         long cpu1 = store.cpuNanos();
-        stopStoreRecording(snapshot);
+        stopRecording(snapshot);
         long up = -1;
         if (wire != null) {
-            wire.awaitIdle(2000);
+            wire.awaitQuiet(100, 2000);
             up = wire.bytesToServer() - up0;
         }
         String suffix = key.substring(key.indexOf("/backups/") + 1);
@@ -142,9 +211,11 @@ final class GpdedupTool implements BackupTool {
         List<String> cmd = new ArrayList<>(commands.plugin());
         cmd.addAll(List.of("restore_data", config.toString(), key));
         long cpu0 = store.cpuNanos();
-        Measured m = ToolRun.runHashingOutput(substitute(cmd, "restore-" + snapshot), Map.of(),
-                logs.resolve("gpdedup-restore-" + snapshot + ".log"), timeoutSeconds);
+        startRecording("restore-" + snapshot);
+        Measured m = call("restore", () -> unchecked(() -> ToolRun.runHashingOutput(cmd, pluginEnv(),
+                logs.resolve("gpdedup-restore-" + snapshot + ".log"), timeoutSeconds)));
         long cpu1 = store.cpuNanos();
+        stopRecording("restore-" + snapshot);
         return new StepResult(m, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, -1, -1);
     }
 
@@ -158,37 +229,87 @@ final class GpdedupTool implements BackupTool {
         return store.physicalBytes();
     }
 
-    private void startStoreRecording(String run) throws IOException {
-        if (profileDir != null) {
-            ToolRun.output(List.of(jcmd(), String.valueOf(store.pid()), "JFR.start", "name=" + run, "settings=profile"), Map.of(), 60);
+    private interface IoSupplier<T> {
+        T get() throws IOException;
+    }
+
+    private static <T> T unchecked(IoSupplier<T> s) {
+        try {
+            return s.get();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
-    private void stopStoreRecording(String run) throws IOException {
+    private void startRecording(String run) throws IOException {
+        if (profileDir != null) {
+            for (long pid : recorded()) {
+                ToolRun.output(List.of(jcmd(), String.valueOf(pid), "JFR.start", "name=" + run, "settings=profile",
+                        CompareCommand.CPU_TIME_SAMPLES), Map.of(), 60);
+            }
+        }
+    }
+
+    private void stopRecording(String run) throws IOException {
         if (profileDir != null) {
             Files.createDirectories(profileDir);
-            ToolRun.output(List.of(jcmd(), String.valueOf(store.pid()), "JFR.stop", "name=" + run,
-                    "filename=" + profileDir.resolve(run + "-store.jfr").toAbsolutePath()), Map.of(), 60);
+            long[] pids = recorded();
+            for (int i = 0; i < pids.length; i++) {
+                String file = run + (i == 0 ? "-store.jfr" : "-plugin.jfr");
+                ToolRun.output(List.of(jcmd(), String.valueOf(pids[i]), "JFR.stop", "name=" + run,
+                        "filename=" + profileDir.resolve(file).toAbsolutePath()), Map.of(), 60);
+            }
         }
+    }
+
+    /** The store, then the agent when there is one. */
+    private long[] recorded() throws IOException {
+        long agent = agentPid();
+        return agent > 0 ? new long[] {store.pid(), agent} : new long[] {store.pid()};
     }
 
     private String jcmd() {
         return commands.java().resolveSibling("jcmd").toString();
     }
 
-    private static List<String> substitute(List<String> cmd, String run) {
-        return cmd.stream().map(s -> s.replace("{run}", run)).toList();
-    }
-
     @Override
     public void close() throws IOException {
         try {
+            stopAgent();
             if (wire != null) {
                 wire.close();
             }
         } finally {
             if (store != null) {
                 store.close();
+            }
+        }
+    }
+
+    private void stopAgent() throws IOException {
+        long pid = agentPid();
+        if (pid > 0) {
+            // Only the agent this instance's calls started, by its pid: SIGTERM, as docs/agent.md allows.
+            ProcessHandle.of(pid).ifPresent(h -> {
+                h.destroy();
+                try {
+                    h.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    System.err.println("host agent " + pid + " did not stop within 30 s of SIGTERM: " + e);
+                }
+            });
+        }
+        if (agentDir != null) {
+            try (java.util.stream.Stream<Path> s = Files.list(agentDir)) {
+                for (Path log : s.filter(p -> p.toString().endsWith(".log")).toList()) {
+                    Files.copy(log, logs.resolve("gpdedup-agent-" + dir.getParent().getFileName() + ".log"),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+            try (java.util.stream.Stream<Path> s = Files.walk(agentDir)) {
+                for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
             }
         }
     }

@@ -38,7 +38,7 @@ final class Report {
     }
 
     double[] values(String tool, Step step, ToDoubleFunction<Observation> f) {
-        return observations.stream().filter(o -> o.tool().equals(tool) && o.step() == step).mapToDouble(f).toArray();
+        return observations.stream().filter(o -> !o.failed() && o.tool().equals(tool) && o.step() == step).mapToDouble(f).toArray();
     }
 
     double median(String tool, Step step, ToDoubleFunction<Observation> f) {
@@ -189,6 +189,13 @@ final class Report {
         double b = growth(BORG, Step.SCATTERED);
         return "scattered updates (no target): gpdedup added " + mb(g) + ", restic " + mb(r) + ", borg " + mb(b)
                 + (Double.isNaN(g / r) ? "" : String.format(Locale.ROOT, "; gpdedup/restic = %.2fx", g / r));
+    }
+
+    /** Steps that failed, one line each; empty when none did. */
+    List<String> failures() {
+        return observations.stream().filter(Observation::failed)
+                .map(o -> "round " + (o.round() + 1) + ", " + o.tool() + ", " + o.step().label() + ": " + o.failure().strip().replace('\n', ' '))
+                .toList();
     }
 
     String targetTable() {

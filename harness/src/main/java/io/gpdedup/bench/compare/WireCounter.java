@@ -52,17 +52,25 @@ final class WireCounter implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@code millis} for every relayed connection to close, so that counts read after
-     * a plugin exits include its last frames.
+     * Waits until no byte has crossed for {@code quietMillis} (at most {@code maxMillis}), so that
+     * counts read after a plugin call include its last frames. Connections stay open between calls
+     * (the host agent pools them), so closing is no signal.
      */
-    void awaitIdle(long millis) {
-        long end = System.nanoTime() + millis * 1_000_000;
-        while (!open.isEmpty() && System.nanoTime() < end) {
+    void awaitQuiet(long quietMillis, long maxMillis) {
+        long end = System.nanoTime() + maxMillis * 1_000_000;
+        long last = toServer.get() + toClient.get();
+        long quietSince = System.nanoTime();
+        while (System.nanoTime() < end && System.nanoTime() - quietSince < quietMillis * 1_000_000) {
             try {
-                Thread.sleep(5);
+                Thread.sleep(10);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
+            }
+            long now = toServer.get() + toClient.get();
+            if (now != last) {
+                last = now;
+                quietSince = System.nanoTime();
             }
         }
     }

@@ -180,6 +180,7 @@ final class CatalogSchema {
                 JOIN pg_catalog.pg_class cl ON cl.oid = a.attrelid
                 JOIN pg_catalog.pg_namespace n ON n.oid = cl.relnamespace
                 WHERE a.attrelid = ANY (?) AND a.attidentity <> '' AND NOT a.attisdropped
+                ORDER BY a.attrelid::regclass::text, a.attnum
                 """;
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setArray(1, oids);
@@ -203,7 +204,7 @@ final class CatalogSchema {
                 SELECT conrelid, conname, contype, pg_catalog.pg_get_constraintdef(oid), confrelid
                 FROM pg_catalog.pg_constraint
                 WHERE conrelid = ANY (?) AND contype IN ('c', 'p', 'u', 'x', 'f')
-                ORDER BY CASE contype WHEN 'c' THEN 0 WHEN 'f' THEN 2 ELSE 1 END, conrelid, conname
+                ORDER BY CASE contype WHEN 'c' THEN 0 WHEN 'f' THEN 2 ELSE 1 END, conrelid::regclass::text, conname
                 """;
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setArray(1, oids);
@@ -233,7 +234,7 @@ final class CatalogSchema {
                 FROM pg_catalog.pg_index i
                 WHERE i.indrelid = ANY (?)
                   AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k WHERE k.conindid = i.indexrelid AND k.contype IN ('p', 'u', 'x'))
-                ORDER BY i.indrelid, i.indexrelid
+                ORDER BY i.indrelid::regclass::text, i.indexrelid::regclass::text
                 """;
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setArray(1, oids);

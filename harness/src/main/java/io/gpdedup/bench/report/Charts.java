@@ -62,9 +62,19 @@ public final class Charts {
      */
     public static Path bars(Path png, String title, String xTitle, String yTitle, List<String> categories,
             Map<String, double[]> groups) {
+        return bars(png, title, xTitle, yTitle, categories, groups, false);
+    }
+
+    /** As {@link #bars(Path, String, String, String, List, Map)}, with a logarithmic y axis when {@code logY}. */
+    public static Path bars(Path png, String title, String xTitle, String yTitle, List<String> categories,
+            Map<String, double[]> groups, boolean logY) {
         headless();
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
         chart.getStyler().setLegendPosition(LegendPosition.InsideNW);
+        chart.getStyler().setYAxisLogarithmic(logY);
+        if (logY) {
+            chart.getStyler().setYAxisMin(1.0);
+        }
         chart.getStyler().setLegendVisible(groups.size() > 1);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         for (var g : groups.entrySet()) {
@@ -72,7 +82,9 @@ public final class Charts {
                 throw new IllegalArgumentException("bar group " + g.getKey() + ": " + g.getValue().length + " values for "
                         + categories.size() + " categories");
             }
-            List<Double> ys = java.util.Arrays.stream(g.getValue()).map(v -> Double.isNaN(v) ? 0 : v).boxed().toList();
+            // a log axis cannot show 0; NaN (no figure) draws as nothing
+            double floor = logY ? 1e-3 : 0;
+            List<Double> ys = java.util.Arrays.stream(g.getValue()).map(v -> Double.isNaN(v) ? floor : Math.max(floor, v)).boxed().toList();
             chart.addSeries(g.getKey(), categories, ys);
         }
         return save(chart, png);

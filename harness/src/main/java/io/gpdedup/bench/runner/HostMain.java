@@ -20,13 +20,14 @@ import java.util.concurrent.CountDownLatch;
 /**
  * One simulated segment host of {@code isolated}, as its own process: its own loopback address
  * (a {@link LoopbackRelay} the host's plugin calls connect through), its own disk read limit
- * ({@link ReadCap}, shared by its files), and N real {@code gpbackup_dedup_plugin backup_data} calls
- * fed unique random data on stdin.
+ * ({@link ReadCap}, shared by its files), and one real {@code gpbackup_dedup_plugin backup_data}
+ * call per file ({@code --bytes} lists their sizes), all fed unique random data on stdin at once.
+ * The calls go to the host's own plugin agent ({@link PluginAgent}), as on a real segment host.
  *
  * <p>Talks to the coordinator over stdin/stdout, one line each: it prints {@code READY} once every
  * plugin call is started, waits for {@code GO}, feeds, then prints one
- * {@code FILE <index> <bytes> <startMs> <endMs> <exit>} per file, {@code FEED <timeline>} and
- * {@code DONE} (or {@code ERROR <message>}). The password comes in environment variable
+ * {@code FILE <index> <bytes> <startMs> <endMs> <exit>} per file, {@code FEED <timeline>},
+ * {@code CPU <seconds the host and its plugin calls used after GO>} and {@code DONE} (or {@code ERROR <message>}). The password comes in environment variable
  * {@value #PASSWORD_ENV}, never on the command line.
  */
 public final class HostMain {
@@ -65,8 +66,8 @@ public final class HostMain {
         InetAddress address = InetAddress.getByName(req(o, "address"));
         int storePort = Integer.parseInt(req(o, "store-port"));
         Path plugin = Paths.get(req(o, "plugin"));
-        int files = Integer.parseInt(req(o, "files"));
-        long bytes = Long.parseLong(req(o, "bytes"));
+        long[] sizes = java.util.Arrays.stream(req(o, "bytes").split(",")).mapToLong(Long::parseLong).toArray();
+        int files = sizes.length;
         double readCap = Double.parseDouble(req(o, "read-cap"));
         long run = Long.parseLong(req(o, "run"));
         Path work = Files.createDirectories(Paths.get(req(o, "work")));
@@ -75,7 +76,8 @@ public final class HostMain {
         if (password == null) {
             throw new IllegalArgumentException("environment variable " + PASSWORD_ENV + " is not set");
         }
-        try (LoopbackRelay relay = LoopbackRelay.start(address, new InetSocketAddress("127.0.0.1", storePort))) {
+        try (LoopbackRelay relay = LoopbackRelay.start(address, new InetSocketAddress("127.0.0.1", storePort));
+             PluginAgent agent = PluginAgent.create()) {
             Path config = PluginConfig.write(work.resolve("plugin.yaml"), plugin, address.getHostAddress(), relay.port(),
                     LiveStore.UNIT, LiveStore.USER, password, false);
             Path home = Files.createDirectories(work.resolve("home"));
@@ -85,6 +87,7 @@ public final class HostMain {
                         .resolve(fileName(index, f)).toString();
                 ProcessBuilder pb = new ProcessBuilder(plugin.toString(), "backup_data", config.toString(), key);
                 pb.environment().put("HOME", home.toString());
+                pb.environment().putAll(agent.environment());
                 pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
                 pb.redirectError(work.resolve(fileName(index, f) + ".err").toFile());
                 calls.add(pb.start());
@@ -97,6 +100,10 @@ public final class HostMain {
                 throw new IllegalStateException("expected GO from the coordinator, got " + line);
             }
             long startMs = System.currentTimeMillis();
+            double cpuAtGo = CpuMeter.processSeconds(ProcessHandle.current().pid()) + agent.cpuSeconds();
+            for (Process p : calls) {
+                cpuAtGo += CpuMeter.processSeconds(p.pid());
+            }
             Timeline feed = new Timeline(startMs, FEED_BUCKET_MS);
             ReadCap cap = new ReadCap(readCap);
             long[] ends = new long[files];
@@ -106,7 +113,7 @@ public final class HostMain {
                 int file = f;
                 Thread t = new Thread(() -> {
                     try {
-                        feed(calls.get(file), new UniqueData(UniqueData.seed(run, (long) index << 20 | file)), bytes, cap, feed);
+                        feed(calls.get(file), new UniqueData(UniqueData.seed(run, (long) index << 20 | file)), sizes[file], cap, feed);
                         int exit = calls.get(file).waitFor();
                         if (exit != 0) {
                             failures[file] = "exit " + exit;
@@ -122,10 +129,12 @@ public final class HostMain {
             }
             done.await();
             for (int f = 0; f < files; f++) {
-                out.println("FILE " + f + " " + bytes + " " + startMs + " " + ends[f] + " "
+                out.println("FILE " + f + " " + sizes[f] + " " + startMs + " " + ends[f] + " "
                         + (failures[f] == null ? "0" : failures[f].replace(' ', '_')));
             }
             out.println("FEED " + feed.encode());
+            // The plugin calls have been reaped: their whole CPU time is in ours now.
+            out.println("CPU " + (CpuMeter.processSeconds(ProcessHandle.current().pid()) + agent.cpuSeconds() - cpuAtGo));
             out.println("DONE");
         }
     }

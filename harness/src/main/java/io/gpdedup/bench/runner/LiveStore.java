@@ -146,6 +146,11 @@ public final class LiveStore implements AutoCloseable {
         t.start();
     }
 
+    /** The store process's id, to measure its CPU. */
+    public long pid() {
+        return process.pid();
+    }
+
     public String host() {
         return "127.0.0.1";
     }

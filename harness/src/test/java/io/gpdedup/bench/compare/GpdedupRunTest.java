@@ -30,10 +30,11 @@ class GpdedupRunTest {
         StreamSet streams = StreamSet.generate(dir.resolve("streams"), 4L << 20, 11, 2);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         Comparison c = new Comparison(streams, List.of("gpdedup"),
-                (name, d) -> new GpdedupTool(commands(), d, dir.resolve("logs"), Map.of(), false, null, 120), List.of(Step.values()),
+                (name, d) -> new GpdedupTool(commands(), d, dir.resolve("logs"), Map.of(), false, null, null, 120), List.of(Step.values()),
                 new PrintStream(progress, true, StandardCharsets.UTF_8));
         List<Observation> obs = c.round(0, dir.resolve("round"));
         assertEquals(Step.values().length, obs.size());
+        assertTrue(obs.stream().noneMatch(Observation::failed), () -> obs.toString());
         Observation first = obs.get(0);
         Observation repeat = obs.get(1);
         Observation clustered = obs.get(2);

@@ -13,7 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The readers of other programs' output: plugin log, du, /proc, launcher scripts. */
+/** The readers of other programs' output: plugin log, du, /proc. */
 class ParsersTest {
     private static final String LOG_LINE = "20261123:05:38:26 gpbackup_dedup_plugin:root:vm:011003-[INFO]:-backup_data "
             + "bench/backups/20260101/20260101010000/gpbackup_0_20260101010000_16384: 50000000 bytes in 676 chunks, 12 new "
@@ -66,17 +66,6 @@ class ParsersTest {
         assertTrue(ProcStat.cpuNanos(ProcessHandle.current().pid()) > 0, "a running JVM has used CPU");
         assertTrue(ProcStat.reapedChildrenCpuNanos() >= 0);
         assertEquals(3, ProcStat.loadAverage().split(" ").length);
-    }
-
-    @Test
-    void takesFlagsAndClassPathFromAGeneratedLauncher() {
-        String script = "#!/bin/sh\n# generated\nhome=${self%/*/*}\n"
-                + "exec \"$java\" -XX:+UseSerialGC -XX:-UsePerfData -Xss512k --enable-native-access=ALL-UNNAMED  $archive_flag "
-                + "-cp \"$home/lib/plugin-dedup.jar:$home/lib/plugin-api.jar\" io.gpdedup.dedup.DedupPlugin \"$@\"\n";
-        GpdedupCommands.Launcher l = GpdedupCommands.parseLauncher(script, "/opt/gpdedup");
-        assertEquals(List.of("-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xss512k", "--enable-native-access=ALL-UNNAMED"), l.flags());
-        assertEquals("/opt/gpdedup/lib/plugin-dedup.jar:/opt/gpdedup/lib/plugin-api.jar", l.classPath());
-        assertThrows(IllegalArgumentException.class, () -> GpdedupCommands.parseLauncher("#!/bin/sh\necho hi\n", "/x"));
     }
 
     @Test

@@ -7,8 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.LongSupplier;
 
 /**
  * The simulated appliance one store serves through: the profile turned into live waits. Shared by
@@ -24,7 +22,7 @@ final class Appliance implements AutoCloseable {
     static final long READ_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     final ApplianceProfile profile;
-    final LongSupplier clock;
+    final ApplianceClock clock;
     final FlowScheduler scheduler;
     final SerialResource namespace;
     final SerialResource index;
@@ -32,13 +30,13 @@ final class Appliance implements AutoCloseable {
     private final Set<ThrottledUnit> readers = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService sweeper;
 
-    Appliance(ApplianceProfile profile, FlowTrace trace, LongSupplier nanoClock, boolean sweep) {
+    Appliance(ApplianceProfile profile, FlowTrace trace, ApplianceClock clock, boolean sweep) {
         this.profile = profile;
-        this.clock = nanoClock;
+        this.clock = clock;
         this.trace = trace;
-        this.scheduler = new FlowScheduler(new ApplianceRates(profile), nanoClock, trace);
-        this.namespace = new SerialResource(nanoClock);
-        this.index = new SerialResource(nanoClock);
+        this.scheduler = new FlowScheduler(new ApplianceRates(profile), clock, trace);
+        this.namespace = new SerialResource(clock);
+        this.index = new SerialResource(clock);
         if (sweep) {
             sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "appliance-read-sweeper");
@@ -76,22 +74,26 @@ final class Appliance implements AutoCloseable {
         }
     }
 
-    /** The plugin's own work on {@code logicalBytes} (live bytes), in series with its transfer. */
-    void clientWork(long logicalBytes) {
-        sleepNanos((long) (logicalBytes * clientSecondsPerByte() * 1e9));
+    /**
+     * What a dedup stream spends on {@code logicalBytes} (live bytes) before sending any of them:
+     * the plugin's own work and the index lookup, in series.
+     */
+    double dedupSeconds(long logicalBytes) {
+        return logicalBytes * clientSecondsPerByte() + lookupSeconds(logicalBytes);
     }
 
-    /** Looking {@code logicalBytes} (live bytes) up in the appliance's index, one lookup at a time. */
-    void lookup(long logicalBytes) {
+    /**
+     * Reserves the lookup of {@code logicalBytes} (live bytes) on the appliance's index, which
+     * serves one lookup at a time, and returns the seconds from now until it is done (queue and
+     * service): the caller spends them as its stream's own work, in series with its transfer.
+     */
+    double lookupSeconds(long logicalBytes) {
         if (logicalBytes <= 0) {
-            return;
+            return 0;
         }
         double perSecond = profile.liveBytesPerSecond(profile.lookupCapacityMBps());
-        try {
-            index.hold((long) (logicalBytes / perSecond * 1e9));
-        } catch (InterruptedException e) {
-            throw interrupted(e);
-        }
+        long now = clock.nanos();
+        return Math.max(0, index.reserve((long) (logicalBytes / perSecond * 1e9)) - now) / 1e9;
     }
 
     /** Client work per live logical byte: the reference's per MB over the bytes a live MB stands for. */
@@ -99,24 +101,28 @@ final class Appliance implements AutoCloseable {
         return profile.clientCostSecondsPerMB() / (ApplianceProfile.MB * profile.scale());
     }
 
-    void move(FlowScheduler.Flow flow, long wireBytes, long logicalBytes) {
+    /** Spends {@code workSeconds} of the stream's own work, then moves {@code wireBytes} at its rate. */
+    void move(FlowScheduler.Flow flow, long wireBytes, long logicalBytes, double workSeconds) {
         try {
-            scheduler.move(flow, wireBytes, logicalBytes);
+            scheduler.move(flow, wireBytes, logicalBytes, workSeconds);
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
     }
 
+    /** Watches a connection's restore stream, to end it once idle. */
     void reading(ThrottledUnit unit) {
         readers.add(unit);
     }
 
-    private void endIdleReads() {
-        long now = clock.getAsLong();
+    void notReading(ThrottledUnit unit) {
+        readers.remove(unit);
+    }
+
+    void endIdleReads() {
+        long now = clock.nanos();
         for (ThrottledUnit u : readers) {
-            if (u.endReadIfIdle(now, READ_IDLE_NANOS)) {
-                readers.remove(u);
-            }
+            u.endReadIfIdle(now, READ_IDLE_NANOS);
         }
     }
 
@@ -129,19 +135,9 @@ final class Appliance implements AutoCloseable {
             return;
         }
         try {
-            sleepUntil(clock, clock.getAsLong() + nanos);
+            clock.sleepUntil(clock.nanos() + nanos);
         } catch (InterruptedException e) {
             throw interrupted(e);
-        }
-    }
-
-    static void sleepUntil(LongSupplier clock, long deadline) throws InterruptedException {
-        long left;
-        while ((left = deadline - clock.getAsLong()) > 0) {
-            LockSupport.parkNanos(left);
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
         }
     }
 

@@ -20,9 +20,10 @@ import java.util.stream.Collectors;
  * What a deduplicating backup appliance and its client library cost, as a handful of mechanisms
  * rather than a table of published cells. Every rate and time here is in <em>reference units</em>
  * (the seed's appliance: MB/s with MB = 2<sup>20</sup> bytes, durations in wall time); a live run
- * multiplies rates by {@link #scale()} ({@link #liveBytesPerSecond}) and divides durations by it
- * ({@link #liveDuration}), and reports back with {@link #referenceMBps}. docs/appliance.md derives
- * each value of profiles/seed003.yaml from the seed's tables.
+ * multiplies rates by {@link #scale()} ({@link #liveBytesPerSecond}) and reports back with
+ * {@link #referenceMBps}; a run that wants the reference's ratio of fixed costs to transfer time
+ * for the same bytes also stretches durations with {@link #liveDuration}. docs/appliance.md
+ * derives each value of profiles/seed003.yaml from the seed's tables.
  *
  * <p>The mechanisms, and the methods a throttle or the model calls for each:
  * <ul>

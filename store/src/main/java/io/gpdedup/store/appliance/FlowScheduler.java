@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
 
 /**
  * The appliance's link as a fluid model: flows (backup streams, restore streams) join, move bytes
@@ -13,12 +12,16 @@ import java.util.function.LongSupplier;
  * of flows changes, and a flow waiting for its bytes is woken to use its new rate, so a stream
  * speeds up or slows down mid-transfer exactly when another one starts or finishes.
  *
- * <p>A flow that is not asking for bytes does not bank any: the link cannot store idle time.
- * Thread-safe; {@link #move} blocks the calling thread for the transfer time.
+ * <p>A flow that is not asking for bytes banks at most {@value #SLACK_MILLIS} ms of its rate: the
+ * link cannot store idle time, but a stream must not lose bandwidth to the gaps between one
+ * request's end and the next one's start (thread wake-ups, a busy CPU), which the real link does
+ * not see either. Thread-safe; {@link #move} blocks the calling thread for the transfer time.
  */
 final class FlowScheduler {
     /** Bytes below this are rounding, not work left. */
     private static final double DONE = 0.5;
+    static final long SLACK_MILLIS = 200;
+    private static final long SLACK_NANOS = SLACK_MILLIS * 1_000_000L;
     /** A flow given no rate rechecks this often, in case nothing signals it. */
     private static final long MAX_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -50,7 +53,12 @@ final class FlowScheduler {
         final int peersAtJoin;
         final long joinedNanos;
         double rate;
+        /** Bytes still to move. */
         double owed;
+        /** Seconds of the stream's own work still to do before its bytes move (the client's, in series). */
+        double owedSeconds;
+        /** Time it owed nothing and could have moved bytes, at most {@link #SLACK_NANOS}. */
+        long slackNanos;
         long movedBytes;
         String label = "";
         /** When it first asked to move bytes; 0 until then. */
@@ -87,7 +95,7 @@ final class FlowScheduler {
     }
 
     private final RatePolicy policy;
-    private final LongSupplier clock;
+    private final ApplianceClock clock;
     private final FlowTrace trace;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -95,11 +103,11 @@ final class FlowScheduler {
     private long nextId = 1;
     private long lastAdvance;
 
-    FlowScheduler(RatePolicy policy, LongSupplier nanoClock, FlowTrace trace) {
+    FlowScheduler(RatePolicy policy, ApplianceClock clock, FlowTrace trace) {
         this.policy = policy;
-        this.clock = nanoClock;
+        this.clock = clock;
         this.trace = trace;
-        this.lastAdvance = nanoClock.getAsLong();
+        this.lastAdvance = clock.nanos();
     }
 
     Flow join(Kind kind) {
@@ -157,20 +165,23 @@ final class FlowScheduler {
 
     /** Moves {@code bytes} over the link for {@code f}: returns once they have gone at its rate(s). */
     void move(Flow f, long bytes) throws InterruptedException {
-        move(f, bytes, 0);
+        move(f, bytes, 0, 0);
     }
 
-    /** As {@link #move(Flow, long)}, counting {@code logical} uncompressed bytes carried by them. */
-    void move(Flow f, long bytes, long logical) throws InterruptedException {
-        if (bytes <= 0) {
+    /**
+     * As {@link #move(Flow, long)}, counting {@code logical} uncompressed bytes carried by them, and
+     * first spending {@code workSeconds} of the stream's own work (in series: no bytes move meanwhile).
+     */
+    void move(Flow f, long bytes, long logical, double workSeconds) throws InterruptedException {
+        if (bytes <= 0 && workSeconds <= 0) {
             return;
         }
         lock.lock();
         try {
             f.logicalBytes += logical;
-            long wait = ask(f, bytes);
+            long wait = ask(f, bytes, workSeconds);
             while (wait > 0) {
-                changed.awaitNanos(wait);
+                clock.await(changed, wait);
                 wait = remaining(f);
             }
         } finally {
@@ -183,13 +194,28 @@ final class FlowScheduler {
      * current rates. With {@link #remaining} this is {@link #move} without blocking, for tests.
      */
     long ask(Flow f, long bytes) {
+        return ask(f, bytes, 0);
+    }
+
+    long ask(Flow f, long bytes, double workSeconds) {
         lock.lock();
         try {
             advance();
             if (f.firstAskNanos == 0) {
                 f.firstAskNanos = lastAdvance;
             }
-            f.owed += bytes;
+            double slack = f.slackNanos / 1e9;
+            f.slackNanos = 0;
+            double work = Math.min(slack, workSeconds);
+            slack -= work;
+            f.owedSeconds += workSeconds - work;
+            double fromSlack = Math.min(slack * f.rate, bytes);
+            if (fromSlack >= 1) {
+                long whole = Math.round(fromSlack);
+                f.movedBytes += whole;
+                trace.record(f.series, lastAdvance, lastAdvance + 1, whole);
+            }
+            f.owed += bytes - fromSlack;
             return nanosLeft(f);
         } finally {
             lock.unlock();
@@ -218,36 +244,55 @@ final class FlowScheduler {
     }
 
     private long nanosLeft(Flow f) {
-        if (f.owed <= DONE || !flows.contains(f)) {
+        if (!flows.contains(f)) {
             f.owed = 0;
+            f.owedSeconds = 0;
             return 0;
         }
-        if (f.rate <= 0) {
+        if (f.owed <= DONE) {
+            f.owed = 0;
+        }
+        if (f.owed == 0 && f.owedSeconds <= 0) {
+            f.owedSeconds = 0;
+            return 0;
+        }
+        if (f.owed > 0 && f.rate <= 0) {
             return MAX_WAIT_NANOS;
         }
-        return Math.max(1, Math.min(MAX_WAIT_NANOS * 3600, (long) Math.ceil(f.owed / f.rate * 1e9)));
+        double seconds = f.owedSeconds + (f.owed > 0 ? f.owed / f.rate : 0);
+        return Math.max(1, Math.min(MAX_WAIT_NANOS * 3600, (long) Math.ceil(seconds * 1e9)));
     }
 
     /** Brings every flow's owed bytes up to now at the rates that held since the last event. */
     private void advance() {
-        long now = clock.getAsLong();
+        long now = clock.nanos();
         long dt = now - lastAdvance;
         if (dt <= 0) {
             return;
         }
         for (Flow f : flows) {
-            if (f.owed > 0 && f.rate > 0) {
-                double can = f.rate * dt / 1e9;
+            // The stream's own work comes first, then its bytes at its rate; time left over is slack.
+            double t = dt / 1e9;
+            double work = Math.min(t, f.owedSeconds);
+            f.owedSeconds -= work;
+            t -= work;
+            if (f.owed > 0 && f.rate > 0 && t > 0) {
+                double can = f.rate * t;
                 double moved = Math.min(can, f.owed);
-                long end = moved < can ? lastAdvance + (long) Math.ceil(moved / f.rate * 1e9) : now;
+                long from = lastAdvance + (long) (work * 1e9);
+                long end = moved < can ? from + (long) Math.ceil(moved / f.rate * 1e9) : now;
                 f.owed -= moved;
+                t -= moved / f.rate;
                 if (f.owed <= DONE) {
                     moved += f.owed;
                     f.owed = 0;
                 }
                 long whole = Math.round(moved);
                 f.movedBytes += whole;
-                trace.record(f.series, lastAdvance, end, whole);
+                trace.record(f.series, from, end, whole);
+            }
+            if (f.owed <= 0 && f.owedSeconds <= 0 && t > 0) {
+                f.slackNanos = Math.min(SLACK_NANOS, f.slackNanos + (long) (t * 1e9));
             }
         }
         lastAdvance = now;

@@ -1,24 +1,22 @@
 package io.gpdedup.store.appliance;
 
-import java.util.function.LongSupplier;
-
 /**
  * A resource that serves one request at a time, first come first served: the appliance's
  * namespace (file create and close) and its fingerprint index. A request waits for the ones
  * before it, then holds the resource for its own service time.
  */
 final class SerialResource {
-    private final LongSupplier clock;
+    private final ApplianceClock clock;
     private long freeAtNanos;
 
-    SerialResource(LongSupplier nanoClock) {
-        this.clock = nanoClock;
-        this.freeAtNanos = nanoClock.getAsLong();
+    SerialResource(ApplianceClock clock) {
+        this.clock = clock;
+        this.freeAtNanos = clock.nanos();
     }
 
     /** Reserves {@code serviceNanos} behind what is queued; returns the nanosecond time it is done. */
     synchronized long reserve(long serviceNanos) {
-        long start = Math.max(clock.getAsLong(), freeAtNanos);
+        long start = Math.max(clock.nanos(), freeAtNanos);
         freeAtNanos = start + Math.max(0, serviceNanos);
         return freeAtNanos;
     }
@@ -28,6 +26,6 @@ final class SerialResource {
         if (serviceNanos <= 0) {
             return;
         }
-        Appliance.sleepUntil(clock, reserve(serviceNanos));
+        clock.sleepUntil(reserve(serviceNanos));
     }
 }

@@ -78,6 +78,16 @@ final class Connection implements AutoCloseable {
                 throw new StoreConnectException("cannot connect to gpdedup-store at " + peer + ": no answer within " + s.connectTimeout(), e);
             }
             socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, s.readTimeout().toMillis()));
+            if (s.tls() != null) {
+                try {
+                    socket = s.tls().wrap(socket, s.host(), s.port());
+                } catch (SocketTimeoutException e) {
+                    throw new StoreTimeoutException("gpdedup-store at " + peer + " did not finish the TLS handshake within " + s.readTimeout());
+                } catch (IOException e) {
+                    throw new StoreConnectException("TLS handshake with gpdedup-store at " + peer + " failed: " + e.getMessage()
+                            + " (does the server have TLS on, and does tls_ca_file hold its certificate or CA?)", e);
+                }
+            }
             InputStream in = socket.getInputStream();
             OutputStream out = socket.getOutputStream();
             write(out, Frame.of(HELLO_ID, new Request.Hello(ProtocolVersions.SUPPORTED)));

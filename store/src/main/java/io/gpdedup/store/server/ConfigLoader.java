@@ -43,6 +43,11 @@ public final class ConfigLoader {
         @JsonProperty("engine-threads") Integer engineThreads;
         @JsonProperty("shutdown-grace-seconds") Integer shutdownGraceSeconds;
         @JsonProperty("units") Map<String, UnitFile> units;
+        @JsonProperty("appliance-profile") String applianceProfile;
+        @JsonProperty("tls-cert") String tlsCert;
+        @JsonProperty("tls-key") String tlsKey;
+        @JsonProperty("tls-required") Boolean tlsRequired;
+        @JsonProperty("unit-capacity-bytes") Long unitCapacityBytes;
     }
 
     static final class UnitFile {
@@ -112,10 +117,29 @@ public final class ConfigLoader {
                     f.idleTimeoutSeconds == null ? StoreConfig.DEFAULT_IDLE_TIMEOUT : Duration.ofSeconds(f.idleTimeoutSeconds),
                     or(f.engineThreads, StoreConfig.DEFAULT_ENGINE_THREADS),
                     f.shutdownGraceSeconds == null ? StoreConfig.DEFAULT_SHUTDOWN_GRACE : Duration.ofSeconds(f.shutdownGraceSeconds),
-                    units);
+                    units,
+                    f.applianceProfile == null ? null : StorePaths.resolve(f.applianceProfile, base),
+                    tls(f, source, base),
+                    or(f.unitCapacityBytes, 0L));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }
+    }
+
+    private static io.gpdedup.store.tls.TlsSettings tls(ConfigFile f, String source, Path base) {
+        if (f.tlsCert == null && f.tlsKey == null) {
+            if (Boolean.TRUE.equals(f.tlsRequired)) {
+                throw new ConfigException("config " + source + ": tls-required is true but tls-cert and tls-key are not set");
+            }
+            return null;
+        }
+        if (f.tlsCert == null || f.tlsKey == null) {
+            throw new ConfigException("config " + source + ": tls-cert and tls-key go together (only "
+                    + (f.tlsCert == null ? "tls-key" : "tls-cert") + " is set)");
+        }
+        // TLS configured means TLS required unless the operator explicitly allows plain text too.
+        return new io.gpdedup.store.tls.TlsSettings(StorePaths.resolve(f.tlsCert, base), StorePaths.resolve(f.tlsKey, base),
+                f.tlsRequired == null || f.tlsRequired);
     }
 
     private static ConfigFile read(String text, String source) {

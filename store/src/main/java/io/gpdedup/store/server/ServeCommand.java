@@ -1,6 +1,7 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.appliance.ApplianceEngine;
+import io.gpdedup.store.appliance.ApplianceProfile;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.StoreException;
 import java.io.IOException;
@@ -36,12 +37,25 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "N", description = "Prometheus /metrics port, overrides the config (0: any free port, -1: off)")
     Integer metricsPort;
 
+    @Option(names = "--appliance-profile", paramLabel = "FILE",
+            description = "serve through a simulated appliance with this profile (e.g. profiles/seed003.yaml), overrides the config")
+    Path applianceProfile;
+
+    @Option(names = "--appliance-trace", paramLabel = "FILE",
+            description = "with a profile: write what its throttle let through, per stream and per 100 ms, to this CSV")
+    Path applianceTrace;
+
     @Override
     public Integer call() {
         StoreConfig cfg;
+        ApplianceProfile profile;
         try {
             cfg = loadConfig();
-        } catch (ConfigLoader.ConfigException | IllegalArgumentException | UncheckedIOException e) {
+            profile = cfg.applianceProfile() == null ? null : ApplianceProfile.load(cfg.applianceProfile());
+            if (profile == null && applianceTrace != null) {
+                throw new IllegalArgumentException("--appliance-trace needs an appliance profile");
+            }
+        } catch (ConfigLoader.ConfigException | ApplianceProfile.ProfileException | IllegalArgumentException | UncheckedIOException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 2;
         }
@@ -52,7 +66,10 @@ final class ServeCommand implements Callable<Integer> {
         Signal.handle(new Signal("INT"), sig -> stop.countDown());
         StoreService service;
         try {
-            StoreEngine engine = DiskStoreEngine.open(cfg.dataDir());
+            StoreEngine engine = StoreService.openEngine(cfg);
+            if (profile != null) {
+                engine = applianceEngine(engine, profile);
+            }
             service = StoreService.start(cfg, engine);
         } catch (IOException | StoreException | IllegalStateException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
@@ -74,6 +91,19 @@ final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The engine behind the simulated appliance; closes the engine if that cannot be set up. */
+    private StoreEngine applianceEngine(StoreEngine engine, ApplianceProfile profile) throws IOException {
+        try {
+            ApplianceEngine throttled = ApplianceEngine.wrap(engine, profile, applianceTrace);
+            LOG.log(System.Logger.Level.INFO, "serving through appliance profile " + profile.name() + " at scale " + profile.scale()
+                    + (applianceTrace == null ? "" : ", trace in " + applianceTrace));
+            return throttled;
+        } catch (IOException | RuntimeException e) {
+            engine.close();
+            throw e;
+        }
+    }
+
     private StoreConfig loadConfig() {
         Path file = config;
         if (file == null) {
@@ -91,6 +121,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (metricsPort != null) {
             cfg = cfg.withMetricsPort(metricsPort);
+        }
+        if (applianceProfile != null) {
+            cfg = cfg.withApplianceProfile(applianceProfile.toAbsolutePath());
         }
         return cfg;
     }

@@ -1,6 +1,7 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.tls.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -11,6 +12,9 @@ import java.util.Map;
  *
  * @param metricsPort the Prometheus endpoint's port; 0 picks a free one, -1 turns it off
  * @param units unit name to user name to password hash
+ * @param applianceProfile the simulated appliance's profile file (docs/store.md), or null for none
+ * @param tls TLS certificate, key and whether plain text is refused; null: plain TCP only
+ * @param unitCapacityBytes most container bytes each storage unit may hold; 0 = unlimited
  */
 public record StoreConfig(
         String listenAddress,
@@ -22,7 +26,10 @@ public record StoreConfig(
         Duration idleTimeout,
         int engineThreads,
         Duration shutdownGrace,
-        Map<String, Map<String, PasswordHash>> units) {
+        Map<String, Map<String, PasswordHash>> units,
+        Path applianceProfile,
+        TlsSettings tls,
+        long unitCapacityBytes) {
 
     public static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
     public static final int DEFAULT_PORT = 7411;
@@ -57,36 +64,59 @@ public record StoreConfig(
         if (shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdown-grace-seconds must not be negative");
         }
+        if (unitCapacityBytes < 0) {
+            throw new IllegalArgumentException("unit-capacity-bytes " + unitCapacityBytes + " is negative (0 = unlimited)");
+        }
         if (units.isEmpty()) {
             throw new IllegalArgumentException("no storage unit configured: nobody could log in");
         }
         units = Map.copyOf(units);
     }
 
+    /** Without TLS and without a capacity limit. */
+    public StoreConfig(String listenAddress, int port, Path dataDir, int metricsPort, int maxFrameBytes, int maxBatch,
+            Duration idleTimeout, int engineThreads, Duration shutdownGrace, Map<String, Map<String, PasswordHash>> units,
+            Path applianceProfile) {
+        this(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units,
+                applianceProfile, null, 0);
+    }
+
     /** Defaults for everything but the data directory and the users. */
     public static StoreConfig defaults(Path dataDir, Map<String, Map<String, PasswordHash>> units) {
         return new StoreConfig(DEFAULT_LISTEN_ADDRESS, DEFAULT_PORT, dataDir, METRICS_OFF, FrameCodec.DEFAULT_MAX_FRAME,
-                DEFAULT_MAX_BATCH, DEFAULT_IDLE_TIMEOUT, DEFAULT_ENGINE_THREADS, DEFAULT_SHUTDOWN_GRACE, units);
+                DEFAULT_MAX_BATCH, DEFAULT_IDLE_TIMEOUT, DEFAULT_ENGINE_THREADS, DEFAULT_SHUTDOWN_GRACE, units, null);
     }
 
     public StoreConfig withPort(int newPort) {
-        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units);
+        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes);
     }
 
     public StoreConfig withDataDir(Path newDataDir) {
-        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units);
+        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes);
     }
 
     public StoreConfig withMetricsPort(int newMetricsPort) {
-        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units);
+        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes);
     }
 
     public StoreConfig withIdleTimeout(Duration newIdleTimeout) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes);
     }
 
     public StoreConfig withLimits(int newMaxFrameBytes, int newMaxBatch) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes);
+    }
+
+    public StoreConfig withApplianceProfile(Path profile) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes);
+    }
+
+    public StoreConfig withTls(TlsSettings newTls) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes);
+    }
+
+    public StoreConfig withUnitCapacity(long bytes) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes);
     }
 
     @Override
@@ -96,6 +126,9 @@ public record StoreConfig(
         units.forEach((unit, users) -> who.append(unit).append(users.keySet()).append(' '));
         return "StoreConfig[listen=" + listenAddress + ":" + port + ", data-dir=" + dataDir + ", metrics-port=" + metricsPort
                 + ", max-frame-bytes=" + maxFrameBytes + ", max-batch=" + maxBatch + ", idle-timeout=" + idleTimeout
-                + ", engine-threads=" + engineThreads + ", units=" + who.toString().trim() + "]";
+                + ", engine-threads=" + engineThreads + ", units=" + who.toString().trim()
+                + (applianceProfile == null ? "" : ", appliance-profile=" + applianceProfile)
+                + (tls == null ? "" : ", tls-cert=" + tls.certFile() + ", tls-required=" + tls.required())
+                + (unitCapacityBytes == 0 ? "" : ", unit-capacity-bytes=" + unitCapacityBytes) + "]";
     }
 }

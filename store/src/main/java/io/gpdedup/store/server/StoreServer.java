@@ -1,6 +1,7 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.engine.StoreEngine;
+import io.gpdedup.store.tls.ServerTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -56,6 +57,7 @@ public final class StoreServer {
 
     /** Binds {@code config.listenAddress():config.port()} (port 0: any free port) and starts serving. */
     public static StoreServer start(StoreEngine engine, StoreConfig config, StoreMetrics metrics) throws IOException {
+        ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -80,6 +82,9 @@ public final class StoreServer {
                         ch.closeFuture().addListener(f -> metrics.connectionClosed());
                         ChannelPipeline p = ch.pipeline();
                         p.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+                        if (tls != null) {
+                            p.addLast("tls-gate", tls.gate());
+                        }
                         p.addLast("frames", new FrameDecoder());
                         p.addLast("encoder", new MessageEncoder());
                         p.addLast("messages", new MessageDecoder());

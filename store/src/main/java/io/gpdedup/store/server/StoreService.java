@@ -1,5 +1,7 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.StoreEngine;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -66,6 +68,15 @@ public final class StoreService implements AutoCloseable {
             engine.close();
             throw e;
         }
+    }
+
+    /** Opens (creating) the config's data directory with the engine settings the config asks for. */
+    public static DiskStoreEngine openEngine(StoreConfig config) {
+        EngineSettings settings = EngineSettings.defaults();
+        if (config.unitCapacityBytes() > 0) {
+            settings = settings.withCapacityBytes(config.unitCapacityBytes());
+        }
+        return DiskStoreEngine.open(config.dataDir(), settings);
     }
 
     private static void refuseDemoPasswordBeyondLoopback(StoreConfig config) throws IOException {

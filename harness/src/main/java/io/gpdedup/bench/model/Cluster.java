@@ -1,0 +1,58 @@
+package io.gpdedup.bench.model;
+
+/**
+ * The database cluster the model backs up: its shape and what gpbackup's data phase costs on it
+ * apart from the target. These are properties of the seed's Greenplum cluster, not of the
+ * appliance: docs/appliance.md says where each default comes from.
+ *
+ * @param hosts segment hosts (the seed: 22)
+ * @param segmentsPerHost primary segments per host (an assumption: 8)
+ * @param csvInflation bytes COPY writes per byte of table data (the seed: "30–40% larger")
+ * @param csvCompression how much the plugin's compression shrinks unique CSV before it reaches
+ *     the appliance (fitted on table D row 5)
+ * @param copyStartSeconds time from handing a table to a COPY until its first bytes reach the
+ *     helper: dispatch to every segment, process start; overlapped by copy-queue-size (fitted
+ *     on table E row 9)
+ * @param tableFinishSeconds per table, per segment, the serial cost of ending one table's
+ *     COPY and moving on to the next (fitted on table E row 15)
+ */
+public record Cluster(int hosts, int segmentsPerHost, double csvInflation, double csvCompression,
+        double copyStartSeconds, double tableFinishSeconds) {
+
+    public Cluster {
+        if (hosts < 1 || segmentsPerHost < 1) {
+            throw new IllegalArgumentException("a cluster needs at least one host and one segment per host");
+        }
+        if (!(csvInflation >= 1) || !(csvCompression >= 1)) {
+            throw new IllegalArgumentException("csv inflation and compression must be at least 1");
+        }
+        if (!(copyStartSeconds >= 0) || !(tableFinishSeconds >= 0)) {
+            throw new IllegalArgumentException("per-table costs must be >= 0");
+        }
+    }
+
+    /** The seed's cluster with the values fitted as docs/appliance.md describes. */
+    public static Cluster seed003() {
+        return new Cluster(22, 8, 1.35, 1.921, 0.3084, 0.06796);
+    }
+
+    public int segments() {
+        return hosts * segmentsPerHost;
+    }
+
+    public Cluster withSegmentsPerHost(int n) {
+        return new Cluster(hosts, n, csvInflation, csvCompression, copyStartSeconds, tableFinishSeconds);
+    }
+
+    public Cluster withCsvCompression(double v) {
+        return new Cluster(hosts, segmentsPerHost, csvInflation, v, copyStartSeconds, tableFinishSeconds);
+    }
+
+    public Cluster withCopyStartSeconds(double v) {
+        return new Cluster(hosts, segmentsPerHost, csvInflation, csvCompression, v, tableFinishSeconds);
+    }
+
+    public Cluster withTableFinishSeconds(double v) {
+        return new Cluster(hosts, segmentsPerHost, csvInflation, csvCompression, copyStartSeconds, v);
+    }
+}

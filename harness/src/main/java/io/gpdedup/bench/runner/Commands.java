@@ -1,0 +1,28 @@
+package io.gpdedup.bench.runner;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** What every live command notes about its run. */
+final class Commands {
+    private Commands() {
+    }
+
+    /** The command line as typed, from the root command on. */
+    static String commandLine(CommandSpec spec) {
+        List<String> words = new ArrayList<>();
+        words.add("gpdedup-bench");
+        words.addAll(spec.commandLine().getParseResult().originalArgs());
+        return String.join(" ", words);
+    }
+
+    static List<String> notes(LiveSession s) {
+        return List.of(
+                String.format(Locale.ROOT, "profile %s at scale %s: live rates and data sizes are the reference's x %s; durations are the reference's",
+                        s.profile().name(), s.profile().scale(), s.profile().scale()),
+                "store: " + s.dist().home().resolve("bin").resolve(Dist.STORE) + " on 127.0.0.1, engine-threads " + LiveStore.ENGINE_THREADS,
+                "MB = 2^20 bytes, as in the published figures");
+    }
+}

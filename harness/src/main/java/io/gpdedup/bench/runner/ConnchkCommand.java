@@ -1,0 +1,67 @@
+package io.gpdedup.bench.runner;
+
+import io.gpdedup.bench.report.Progress;
+import io.gpdedup.bench.report.ResultTable;
+import io.gpdedup.bench.report.RunFiles;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code gpdedup-bench connchk}: table A live. */
+@Command(name = "connchk", mixinStandardHelpOptions = true,
+        description = {"Synthetic channel test (table A), live: N threads each write one file of unique data straight to a "
+                + "gpdedup-store started with the appliance profile (client library, no plugin, no dedup lookups).",
+            "Sizes are in the reference's units (MB = 2^20) and scaled by the profile's scale for the live run; results "
+                + "are reported back in reference MB/s next to the published figures and the model's."})
+public final class ConnchkCommand implements Callable<Integer> {
+    @Option(names = "--threads", split = ",", paramLabel = "N[,N...]", description = "thread counts (default: 1,5,10,20,30; --quick: 1,10,20,30)")
+    int[] threads;
+
+    @Option(names = "--size", paramLabel = "SIZE", converter = ReferenceSize.class,
+            description = "reference size written per thread (default: 1GB; --quick: 256MB)")
+    Long size;
+
+    @Option(names = "--read", description = "also read every file back and report restore MB/s")
+    boolean read;
+
+    @Option(names = "--quick", description = "fewer, smaller runs, and the shape checks only (20 beat 10 and 1, 30 below 20)")
+    boolean quick;
+
+    @Mixin
+    LiveOptions live;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        int[] t = threads != null ? threads : quick ? new int[] {1, 10, 20, 30} : new int[] {1, 5, 10, 20, 30};
+        long bytes = size != null ? size : ReferenceSize.parse(quick ? "256MB" : "1GB");
+        if (Arrays.stream(t).anyMatch(n -> n < 1 || n > 200)) {
+            throw new IllegalArgumentException("--threads: each count must be 1..200");
+        }
+        try (LiveSession s = LiveSession.open(live)) {
+            long total = Arrays.stream(t).sum() * s.liveBytes(bytes) * (read ? 2 : 1);
+            List<ChannelTest.Row> rows;
+            try (Progress p = live.quiet ? Progress.quiet() : Progress.bytes("connchk", total)) {
+                rows = ChannelTest.run(s, t, bytes, read, p);
+            }
+            ResultTable table = ChannelTest.table(rows, bytes, read);
+            table.print(System.out);
+            ShapeChecks checks = ChannelTest.checks(rows, !quick);
+            checks.print(System.out);
+            if (live.out != null) {
+                RunFiles files = RunFiles.in(live.out);
+                ChannelTest.write(files, "connchk", rows, table);
+                files.table("connchk-checks", checks.table());
+                files.info("gpdedup-bench connchk", Commands.commandLine(spec), Commands.notes(s));
+            }
+            return checks.passed() ? 0 : 3;
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package io.gpdedup.bench.runner;
+
+import io.gpdedup.store.appliance.ApplianceProfile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** The options every live command shares: which profile, scale, installation, and where files go. */
+public final class LiveOptions {
+    static final String DEFAULT_PROFILE = "profiles/seed003.yaml";
+
+    @Option(names = "--profile", paramLabel = "FILE",
+            description = "appliance profile (default: " + DEFAULT_PROFILE + " in the working directory or beside the distribution)")
+    Path profile;
+
+    @Option(names = "--scale", paramLabel = "X",
+            description = "live rate = reference rate x X; data sizes are scaled by X too (default: the profile's scale)")
+    Double scale;
+
+    @Option(names = "--dist", paramLabel = "DIR", description = "gpdedup installation to run (default: the one this runs from)")
+    Path dist;
+
+    @Option(names = "--work", paramLabel = "DIR", description = "scratch directory for the store and the hosts (default: a temp dir, removed after)")
+    Path work;
+
+    @Option(names = "--keep", description = "keep the scratch directory (store data, logs, the appliance trace)")
+    boolean keep;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "write CSV, JSON and PNG charts here")
+    Path out;
+
+    @Option(names = "--quiet", description = "no progress bar")
+    boolean quiet;
+
+    /** The profile file named, or the default one found. */
+    Path profileFile(Dist d) {
+        if (profile != null) {
+            return profile;
+        }
+        Path cwd = Path.of(DEFAULT_PROFILE);
+        if (Files.isRegularFile(cwd)) {
+            return cwd;
+        }
+        Path beside = d.home().resolveSibling(DEFAULT_PROFILE);
+        if (Files.isRegularFile(beside)) {
+            return beside;
+        }
+        throw new IllegalArgumentException("no appliance profile: give --profile FILE (looked for " + cwd.toAbsolutePath() + " and " + beside + ")");
+    }
+
+    /** The profile at the scale asked for. */
+    ApplianceProfile loadProfile(Dist d) {
+        ApplianceProfile p = ApplianceProfile.load(profileFile(d));
+        if (scale != null) {
+            if (!(scale > 0) || scale.isInfinite()) {
+                throw new IllegalArgumentException("--scale must be > 0, got " + scale);
+            }
+            p = p.withScale(scale);
+        }
+        return p;
+    }
+}

@@ -1,0 +1,111 @@
+package io.gpdedup.bench.runner;
+
+import io.gpdedup.store.appliance.ApplianceProfile;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * One live command's world: the installation, the profile at its live scale, a scratch directory
+ * and a store serving through that profile. Closing stops the store and removes the scratch
+ * directory unless it was asked to be kept.
+ */
+public final class LiveSession implements AutoCloseable {
+    private final Dist dist;
+    private final ApplianceProfile profile;
+    private final Path work;
+    private final boolean removeWork;
+    private final LiveStore store;
+    private long nextRun;
+
+    private LiveSession(Dist dist, ApplianceProfile profile, Path work, boolean removeWork, LiveStore store) {
+        this.dist = dist;
+        this.profile = profile;
+        this.work = work;
+        this.removeWork = removeWork;
+        this.store = store;
+        this.nextRun = System.currentTimeMillis() / 1000 % 40_000;
+    }
+
+    public static LiveSession open(LiveOptions o) throws IOException {
+        Dist dist = Dist.locate(o.dist);
+        ApplianceProfile profile = o.loadProfile(dist);
+        return open(dist, profile, o.work, o.keep);
+    }
+
+    public static LiveSession open(Dist dist, ApplianceProfile profile, Path workDir, boolean keep) throws IOException {
+        Path work = workDir == null ? Files.createTempDirectory("gpdedup-bench-") : Files.createDirectories(workDir);
+        boolean remove = workDir == null && !keep;
+        try {
+            // The store reads the profile at the live scale from the scratch directory: what ran is on disk.
+            Path effective = work.resolve("profile.yaml");
+            Files.writeString(effective, profile.toYaml(), StandardCharsets.UTF_8);
+            LiveStore store = LiveStore.start(dist, work.resolve("store"), effective);
+            return new LiveSession(dist, profile, work, remove, store);
+        } catch (IOException | RuntimeException e) {
+            if (remove) {
+                delete(work);
+            }
+            throw e;
+        }
+    }
+
+    public Dist dist() {
+        return dist;
+    }
+
+    public ApplianceProfile profile() {
+        return profile;
+    }
+
+    public LiveStore store() {
+        return store;
+    }
+
+    public Path work() {
+        return work;
+    }
+
+    /** A number no earlier run of this session (or a recent other one) used: seeds and object names. */
+    public synchronized long nextRun() {
+        return nextRun++;
+    }
+
+    /** Live bytes for {@code referenceBytes}: data sizes scale with the rates. */
+    public long liveBytes(long referenceBytes) {
+        return Math.max(1, Math.round(referenceBytes * profile.scale()));
+    }
+
+    /** A live rate (bytes/s) in the reference's MB/s. */
+    public double referenceMBps(double liveBytesPerSecond) {
+        return profile.referenceMBps(liveBytesPerSecond);
+    }
+
+    @Override
+    public void close() {
+        try {
+            store.close();
+        } finally {
+            if (removeWork) {
+                delete(work);
+            }
+        }
+    }
+
+    static void delete(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // Scratch space: what cannot go stays in the temp dir.
+                }
+            });
+        } catch (IOException e) {
+            // Same.
+        }
+    }
+}

@@ -1,0 +1,190 @@
+package io.gpdedup.store.appliance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.engine.BackupLease;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.Codec;
+import io.gpdedup.store.engine.GcReport;
+import io.gpdedup.store.engine.ObjectInfo;
+import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.engine.StorageUnit;
+import io.gpdedup.store.engine.StoredChunk;
+import io.gpdedup.store.engine.UnitStats;
+import io.gpdedup.store.engine.VerifyReport;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** What each request costs on the appliance, on a virtual clock (nothing waits for real). */
+class ThrottledLeaseTest {
+    private final ApplianceProfile profile = ApplianceProfileTest.seed();
+    private final VirtualClock clock = new VirtualClock();
+    private final Appliance appliance = new Appliance(profile, FlowTrace.NONE, clock, false);
+    private final RecordingUnit engineUnit = new RecordingUnit();
+    private final ThrottledUnit unit = new ThrottledUnit(engineUnit, appliance);
+
+    private double live(double mbps) {
+        return profile.liveBytesPerSecond(mbps);
+    }
+
+    private static Fingerprint fp(int i) {
+        byte[] b = new byte[Fingerprint.LENGTH];
+        b[0] = (byte) i;
+        b[1] = (byte) (i >> 8);
+        return Fingerprint.of(b);
+    }
+
+    @Test
+    void beginBackupOpensAFile() {
+        long t0 = clock.now;
+        unit.beginBackup();
+        assertEquals((profile.fileOpenLatency().toNanos() + profile.namespaceOpCost().toNanos()) / 1e9, clock.seconds(t0), 1e-9);
+    }
+
+    @Test
+    void rawStreamPaysOnlyTheWire() {
+        BackupLease lease = unit.beginBackup();
+        long t0 = clock.now;
+        lease.put(fp(1), Codec.NONE, 100_000, new byte[100_000]);
+        assertEquals(100_000 / live(profile.streamCapMBps(1)), clock.seconds(t0), 1e-6);
+        assertEquals(1, engineUnit.puts.size(), "the chunk reached the engine");
+    }
+
+    @Test
+    void dedupStreamPaysClientWorkLookupAndWireForCompressedBytes() {
+        BackupLease lease = unit.beginBackup();
+        lease.missing(new Fingerprint[] {fp(1)});
+        long t0 = clock.now;
+        lease.put(fp(1), Codec.ZSTD, 100_000, new byte[40_000]);
+        double expected = 100_000 * appliance.clientSecondsPerByte() + 100_000 / live(profile.lookupCapacityMBps())
+                + 40_000 / live(profile.streamCapMBps(1));
+        assertEquals(expected, clock.seconds(t0), 1e-6);
+        assertEquals(expected, 100_000 / live(profile.pluginStreamCapMBps(1)) - 60_000 / live(profile.streamCapMBps(1))
+                + 100_000 / live(profile.lookupCapacityMBps()), 1e-6, "for incompressible data: the profile's plugin stream cap");
+    }
+
+    @Test
+    void duplicatesCostLookupAndClientWorkAtCommitButNoTransfer() {
+        BackupLease lease = unit.beginBackup();
+        lease.missing(new Fingerprint[] {fp(1), fp(2)});
+        lease.put(fp(1), Codec.NONE, 1000, new byte[1000]);
+        long t0 = clock.now;
+        lease.commit("o", new Recipe(List.of(new ChunkRef(fp(1), 1000), new ChunkRef(fp(2), 50_000)), 51_000, new byte[32]));
+        double expected = 50_000 * appliance.clientSecondsPerByte() + 50_000 / live(profile.lookupCapacityMBps())
+                + (profile.fileCloseLatency().toNanos() + profile.namespaceOpCost().toNanos() + profile.requestLatency().toNanos()) / 1e9;
+        assertEquals(expected, clock.seconds(t0), 1e-6);
+        assertEquals(List.of("o"), engineUnit.committed);
+    }
+
+    @Test
+    void rawStreamsOpenTogetherFormOnePool() {
+        List<BackupLease> leases = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            leases.add(unit.beginBackup());
+        }
+        leases.get(0).put(fp(1), Codec.NONE, 10, new byte[10]);
+        FlowScheduler.Flow f = appliance.scheduler.flows().get(0);
+        assertEquals(5, f.poolStreams);
+        assertEquals(live(profile.streamCapMBps(5)), f.rate(), 1e-6);
+        leases.forEach(BackupLease::close);
+        assertTrue(appliance.scheduler.flows().isEmpty(), "closed leases leave the link");
+    }
+
+    @Test
+    void readsAreARestoreStreamThatEndsWhenIdle() {
+        engineUnit.chunk = new StoredChunk(Codec.NONE, 30_000, new byte[30_000]);
+        unit.recipe("restored/object");
+        long t0 = clock.now;
+        unit.read(fp(1));
+        assertEquals(30_000 / live(profile.streamReadCapMBps()), clock.seconds(t0) - 0, 1e-6);
+        assertEquals(1, appliance.scheduler.flows().size());
+        assertEquals("restored/object", appliance.scheduler.flows().get(0).label);
+        clock.advanceSeconds(1);
+        appliance.endIdleReads();
+        assertTrue(appliance.scheduler.flows().isEmpty());
+    }
+
+    /** An engine unit that records what reached it. */
+    static final class RecordingUnit implements StorageUnit {
+        final List<Fingerprint> puts = new ArrayList<>();
+        final List<String> committed = new ArrayList<>();
+        StoredChunk chunk;
+
+        @Override
+        public String name() {
+            return "u";
+        }
+
+        @Override
+        public BackupLease beginBackup() {
+            return new BackupLease() {
+                @Override
+                public boolean[] missing(Fingerprint[] fingerprints) {
+                    boolean[] m = new boolean[fingerprints.length];
+                    java.util.Arrays.fill(m, true);
+                    return m;
+                }
+
+                @Override
+                public void put(Fingerprint fingerprint, Codec codec, int rawLength, byte[] payload) {
+                    puts.add(fingerprint);
+                }
+
+                @Override
+                public CompletableFuture<Void> commit(String objectName, Recipe recipe) {
+                    committed.add(objectName);
+                    return CompletableFuture.completedFuture(null);
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+
+        @Override
+        public Optional<Recipe> recipe(String objectName) {
+            return Optional.empty();
+        }
+
+        @Override
+        public StoredChunk read(Fingerprint fingerprint) {
+            return chunk;
+        }
+
+        @Override
+        public List<ObjectInfo> list(String prefix) {
+            return List.of();
+        }
+
+        @Override
+        public int deleteObjects(String prefix) {
+            return 0;
+        }
+
+        @Override
+        public boolean deleteObject(String objectName) {
+            return false;
+        }
+
+        @Override
+        public GcReport collectGarbage() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public VerifyReport verify() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public UnitStats stats() {
+            throw new UnsupportedOperationException();
+        }
+    }
+}
