@@ -40,7 +40,7 @@ public final class CrashWriter {
             System.out.println("COMMITTED " + name);
             if (i % 3 == 2) {
                 String victim = objectName(round, i - 1);
-                unit.deleteObjects(victim);
+                unit.deleteObject(victim); // exact: a prefix would also take obj20.. with obj2
                 System.out.println("DELETED " + victim);
                 unit.collectGarbage();
             }

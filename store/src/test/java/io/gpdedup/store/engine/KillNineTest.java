@@ -1,7 +1,6 @@
 package io.gpdedup.store.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
@@ -36,12 +35,15 @@ class KillNineTest {
             int commits = 0;
             try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
+                // After the kill, read on to EOF: what the child printed before SIGKILL landed
+                // (another commit, a deletion) was acknowledged too.
                 while ((line = in.readLine()) != null) {
                     if (line.startsWith("COMMITTED ")) {
                         acknowledged.add(line.substring(10));
                         if (++commits == killAfter[round]) {
-                            p.destroyForcibly(); // SIGKILL, mid-stream
-                            break;
+                            // SIGKILL, mid-stream; through the handle, which unlike Process.destroy
+                            // leaves the child's stdout readable to its end.
+                            p.toHandle().destroyForcibly();
                         }
                     } else if (line.startsWith("DELETED ")) {
                         deleted.add(line.substring(8));
@@ -52,7 +54,7 @@ class KillNineTest {
                 assertTrue(p.waitFor(30, TimeUnit.SECONDS));
             }
             Path err = dir.resolve("child-" + round + ".err");
-            assertEquals(killAfter[round], commits, "the child died before it was killed (round " + round + "): "
+            assertTrue(commits >= killAfter[round], "the child died before it was killed (round " + round + "): "
                     + Files.readString(err));
 
             try (DiskStoreEngine engine = DiskStoreEngine.open(store, EngineSettings.defaults().withContainerSizeBytes(32 << 10))) {
