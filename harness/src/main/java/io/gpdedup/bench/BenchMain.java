@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
             io.gpdedup.bench.model.ModelCommand.class,
             io.gpdedup.bench.pg.PgCommand.class,
             io.gpdedup.bench.runner.ConnchkCommand.class, io.gpdedup.bench.runner.IsolatedCommand.class,
-            io.gpdedup.bench.runner.CalibrateCommand.class,
+            io.gpdedup.bench.runner.CalibrateCommand.class, io.gpdedup.bench.runner.GpbackupSimCommand.class,
         })
 public final class BenchMain implements Runnable {
     public static void main(String[] args) {

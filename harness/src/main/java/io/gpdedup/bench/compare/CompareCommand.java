@@ -55,6 +55,10 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--keep", description = "keep streams, repositories and logs")
     boolean keep;
 
+    @Option(names = "--streams", paramLabel = "DIR", description = "keep the generated streams in DIR and reuse them on later runs "
+            + "with the same size and seed (default: generate into the scratch directory and delete)")
+    Path streamsDir;
+
     @Option(names = "--seed", description = "workload seed (default 1)")
     long seed = 1;
 
@@ -112,10 +116,13 @@ public final class CompareCommand implements Callable<Integer> {
         Path scratch = Files.createTempDirectory(Files.createDirectories(workDir), "gpdedup-bench-compare-");
         progress.println("scratch directory " + scratch + "; load average " + load0);
         try {
-            progress.println("generating streams: base " + ByteSize.binary(bytes) + " and three changed versions ...");
+            progress.println("streams: base " + ByteSize.binary(bytes) + " and three changed versions"
+                    + (streamsDir != null ? ", reused from " + streamsDir + " when there" : "") + " ...");
             long g0 = System.nanoTime();
-            StreamSet streams = StreamSet.generate(scratch.resolve("streams"), bytes, seed, Math.min(2, Runtime.getRuntime().availableProcessors()));
-            progress.printf(Locale.ROOT, "generated in %.1f s%n", (System.nanoTime() - g0) / 1e9);
+            int threads = Math.min(2, Runtime.getRuntime().availableProcessors());
+            StreamSet streams = streamsDir != null ? StreamSet.reuseOrGenerate(streamsDir, bytes, seed, threads)
+                    : StreamSet.generate(scratch.resolve("streams"), bytes, seed, threads);
+            progress.printf(Locale.ROOT, "streams ready in %.1f s%n", (System.nanoTime() - g0) / 1e9);
             Path logs = scratch.resolve("logs");
             GpdedupCommands gp = commands;
             Map<String, String> versions = new LinkedHashMap<>();

@@ -15,6 +15,10 @@ public interface BackupListener {
     default void deferred(TableRef table, int worker) {
     }
 
+    /** pg_dump failed ({@link SchemaSource#AUTO}): the schema comes from the catalogs instead. */
+    default void schemaFallback(String reason) {
+    }
+
     /** A table's data is in the plugin's hands (jobs) or in the stream (single data file). */
     default void copied(TableRef table, int worker, long rows, long bytes) {
     }

@@ -100,7 +100,7 @@ public final class BackupRestore {
                 continue;
             }
             try {
-                Jdbc.execute(c, e.sql());
+                Jdbc.execute(c, e.kind().equals("PG_DUMP") ? PgDumpSchema.executable(e.sql()) : e.sql());
             } catch (SQLException ex) {
                 throw new SQLException("restoring " + e.kind() + (e.table() != null ? " of " + e.table() : "") + " failed: " + ex.getMessage(),
                         ex.getSQLState(), ex);

@@ -78,11 +78,13 @@ final class CatalogSchema {
                             + " MINVALUE " + r.getLong(7) + " MAXVALUE " + r.getLong(8) + " START WITH " + r.getLong(5)
                             + " CACHE " + r.getLong(9) + (r.getBoolean(10) ? " CYCLE" : " NO CYCLE") + ";";
                     out.add(new SchemaScript.Entry(SchemaScript.Section.PRE, "SEQUENCE", schema, null, ddl));
+                    TableRef owner = tables.get(r.getLong(11));
                     String value = sequenceValue(c, name);
                     if (value != null) {
-                        out.add(new SchemaScript.Entry(SchemaScript.Section.PRE, "SEQUENCE SET", schema, null, value));
+                        // Tied to its owning table when it has one, so pg_dump-made schemas can pick it up too.
+                        out.add(new SchemaScript.Entry(SchemaScript.Section.PRE, "SEQUENCE SET", schema,
+                                owner == null ? null : owner.displayName(), value));
                     }
-                    TableRef owner = tables.get(r.getLong(11));
                     if (owner != null && r.getString(12) != null) {
                         owners.add(new SchemaScript.Entry(SchemaScript.Section.PRE, "SEQUENCE OWNED BY", schema, owner.displayName(),
                                 "ALTER SEQUENCE " + name + " OWNED BY " + owner.sql() + "." + Jdbc.quote(r.getString(12)) + ";"));

@@ -32,6 +32,10 @@ public final class PgBackupCommand extends PgSubcommand {
     @Option(names = "--local-dir", paramLabel = "DIR", description = "where the metadata files are written before backup_file (stands for the data directory; default ${java.io.tmpdir}/gpdedup-pg-backups)")
     Path localDir = defaultLocalDir();
 
+    @Option(names = "--schema-from", paramLabel = "SOURCE", converter = SchemaSourceConverter.class, description = "DDL from: catalog (default), pg_dump (pg_dump --schema-only "
+            + "on the backup's snapshot; must be as new as the server), auto (pg_dump if it works, else the catalogs)")
+    SchemaSource schemaFrom = SchemaSource.CATALOG;
+
     @Option(names = "--label", description = "name of this backup in results and reports")
     String label;
 
@@ -55,17 +59,54 @@ public final class PgBackupCommand extends PgSubcommand {
         int workers = singleDataFile ? (copyQueueSize == null ? 1 : copyQueueSize) : jobs;
         PluginRunner plugin = PluginRunner.load(pluginConfig);
         SnapshotBackup backup = new SnapshotBackup(new SnapshotBackup.Options(jdbcUrl, plugin, localDir, singleDataFile, workers,
-                filter.toFilter(), label == null ? (singleDataFile ? "single-data-file" : "jobs") : label));
+                filter.toFilter(), label == null ? (singleDataFile ? "single-data-file" : "jobs") : label, schemaFrom));
+        // A progress bar only for a person watching: scripts and logs get the result lines alone.
+        boolean interactive = System.console() != null;
+        io.gpdedup.bench.report.Progress[] progress = {io.gpdedup.bench.report.Progress.quiet()};
         backup.listener(new BackupListener() {
+            @Override
+            public void locksHeld(List<TableRef> tables) {
+                if (interactive) {
+                    progress[0] = io.gpdedup.bench.report.Progress.start("pg backup (tables)", tables.size());
+                }
+            }
+
+            @Override
+            public void copied(TableRef table, int worker, long rows, long bytes) {
+                progress[0].step(1);
+            }
+
+            @Override
+            public void schemaFallback(String reason) {
+                System.err.println("pg_dump did not work, schema from the catalogs: " + reason);
+            }
+
             @Override
             public void deferred(TableRef table, int worker) {
                 System.err.println("worker " + worker + " could not lock " + table + " NOWAIT: handed to worker 0");
             }
         });
-        BackupResult r = backup.run();
+        BackupResult r;
+        try {
+            r = backup.run();
+        } finally {
+            progress[0].close();
+        }
         print(r);
         writeResult(resultJson, "backup", r);
         return 0;
+    }
+
+    /** catalog, pg_dump, pg-dump or auto, in any case. */
+    static final class SchemaSourceConverter implements picocli.CommandLine.ITypeConverter<SchemaSource> {
+        @Override
+        public SchemaSource convert(String value) {
+            try {
+                return SchemaSource.valueOf(value.toUpperCase(Locale.ROOT).replace('-', '_'));
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException("expected catalog, pg_dump or auto, got '" + value + "'");
+            }
+        }
     }
 
     static void print(BackupResult r) {

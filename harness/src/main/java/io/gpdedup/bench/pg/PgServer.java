@@ -82,6 +82,9 @@ public final class PgServer implements AutoCloseable {
     private void stopQuietly() {
         try {
             stop();
+            if (ownsDirectory) {
+                PgBinaries.deleteTree(directory);
+            }
         } catch (IOException | RuntimeException ignored) {
             // JVM exit: nothing left to report to
         }

@@ -201,6 +201,27 @@ public final class PluginRunner {
         public void abort() {
             call.kill();
         }
+
+        /**
+         * For a write that failed: when the plugin has exited on its own (a broken pipe), the
+         * plugin's exit status and stderr, which say why; otherwise {@code e}. Stops the plugin.
+         */
+        public IOException explain(IOException e) {
+            try {
+                if (call.process.waitFor(5, TimeUnit.SECONDS) && call.process.exitValue() != 0) {
+                    try {
+                        call.await();
+                    } catch (IOException why) {
+                        why.addSuppressed(e);
+                        return why;
+                    }
+                }
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+            call.kill();
+            return e;
+        }
     }
 
     /** A {@code restore_data} call: read {@link #stream()}, then {@link #finish()} checks the exit status. */

@@ -36,24 +36,36 @@ final class SingleDataFileStream {
     long drain() throws IOException {
         long pos = 0;
         OutputStream out = new BufferedOutputStream(upload.stream(), 1 << 16);
-        try {
-            for (int i = 0; i < pipes.length; i++) {
-                start[i] = pos;
-                byte[] b;
-                while ((b = pipes[i].take()) != null) {
+        for (int i = 0; i < pipes.length; i++) {
+            start[i] = pos;
+            byte[] b;
+            while ((b = take(i)) != null) {
+                try {
                     out.write(b);
-                    pos += b.length;
+                } catch (IOException e) {
+                    throw upload.explain(e);
                 }
-                end[i] = pos;
-                pipes[i] = null;
+                pos += b.length;
             }
+            end[i] = pos;
+            pipes[i] = null;
+        }
+        try {
             out.flush();
+        } catch (IOException e) {
+            throw upload.explain(e);
+        }
+        upload.finish();
+        return pos;
+    }
+
+    private byte[] take(int index) throws IOException {
+        try {
+            return pipes[index].take();
         } catch (IOException e) {
             upload.abort();
             throw e;
         }
-        upload.finish();
-        return pos;
     }
 
     void abort() {

@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * table in a new transaction on the same snapshot. Worker 0 copies nothing else.
  *
  * <p>Data: {@code COPY ... TO STDOUT WITH (FORMAT csv, DELIMITER ',')} (gpbackup's format) through
- * PgJDBC. Jobs mode: one {@code backup_data} per table, largest tables first. Single-data-file
+ * PgJDBC. The schema comes from the catalogs or pg_dump ({@link SchemaSource}). Jobs mode: one
+ * {@code backup_data} per table, largest tables first. Single-data-file
  * mode: one stream in oid order (gpbackup_helper's order), {@code --copy-queue-size} workers
  * copying ahead into bounded pipes, and a TOC of offsets stored with {@code backup_file}.
  */
@@ -49,11 +50,17 @@ public final class SnapshotBackup {
      *     mode, {@code --copy-queue-size} in single-data-file mode
      */
     public record Options(String jdbcUrl, PluginRunner plugin, Path backupRoot, boolean singleDataFile, int copyWorkers,
-            TableFilter filter, String label) {
+            TableFilter filter, String label, SchemaSource schemaSource) {
         public Options {
             if (copyWorkers < 1) {
                 throw new IllegalArgumentException("need at least one copy worker, got " + copyWorkers);
             }
+        }
+
+        /** DDL from the catalogs. */
+        public Options(String jdbcUrl, PluginRunner plugin, Path backupRoot, boolean singleDataFile, int copyWorkers, TableFilter filter,
+                String label) {
+            this(jdbcUrl, plugin, backupRoot, singleDataFile, copyWorkers, filter, label, SchemaSource.CATALOG);
         }
     }
 
@@ -77,10 +84,13 @@ public final class SnapshotBackup {
             worker0.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             String snapshot = Jdbc.queryString(worker0, "SELECT pg_catalog.pg_export_snapshot()");
             List<TableRef> tables = Catalog.tables(worker0, options.filter());
+            if (tables.isEmpty()) {
+                throw new IllegalArgumentException("no tables to back up in " + worker0.getCatalog() + (options.filter().selectsAll() ? "" : " with this filter"));
+            }
             Catalog.lockAll(worker0, tables);
             listener.locksHeld(tables);
 
-            CatalogSchema.read(worker0, tables).write(layout.metadataFile());
+            schema(worker0, snapshot, tables).write(layout.metadataFile());
             options.plugin().backupFile(layout.metadataFile());
 
             List<TableRef> order = new ArrayList<>(tables);
@@ -126,6 +136,29 @@ public final class SnapshotBackup {
                 }
             }
             return result;
+        }
+    }
+
+    private SchemaScript schema(Connection worker0, String snapshot, List<TableRef> tables) throws SQLException, IOException {
+        SchemaScript catalog = CatalogSchema.read(worker0, tables);
+        if (options.schemaSource() == SchemaSource.CATALOG) {
+            return catalog;
+        }
+        java.util.Optional<Path> pgDump = PgDumpSchema.find();
+        if (pgDump.isEmpty()) {
+            if (options.schemaSource() == SchemaSource.PG_DUMP) {
+                throw new IOException("--schema-from pg_dump: no pg_dump on the PATH");
+            }
+            return catalog;
+        }
+        try {
+            return PgDumpSchema.read(pgDump.get(), options.jdbcUrl(), snapshot, tables, catalog);
+        } catch (IOException | SQLException e) {
+            if (options.schemaSource() == SchemaSource.PG_DUMP) {
+                throw e;
+            }
+            listener.schemaFallback(e.getMessage());
+            return catalog;
         }
     }
 
@@ -320,7 +353,9 @@ public final class SnapshotBackup {
                     rows[index] = Jdbc.copy(c).copyOut(sql, out);
                     out.flush();
                     bytes[index] = out.count();
-                } catch (IOException | SQLException | RuntimeException e) {
+                } catch (IOException e) {
+                    throw upload.explain(e);
+                } catch (SQLException | RuntimeException e) {
                     upload.abort();
                     throw e;
                 }

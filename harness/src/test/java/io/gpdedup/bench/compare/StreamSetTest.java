@@ -45,6 +45,20 @@ class StreamSetTest {
         assertEquals(a.files().stream().map(StreamFile::sha256).toList(), b.files().stream().map(StreamFile::sha256).toList());
     }
 
+    @Test
+    void reusesStreamsOfTheSameSizeAndSeedAndRegeneratesOthers(@TempDir Path dir) throws IOException {
+        StreamSet first = StreamSet.reuseOrGenerate(dir, 1L << 20, 3, 2);
+        java.nio.file.attribute.FileTime written = Files.getLastModifiedTime(first.base().path());
+        Files.setLastModifiedTime(first.base().path(), java.nio.file.attribute.FileTime.fromMillis(0));
+        StreamSet again = StreamSet.reuseOrGenerate(dir, 1L << 20, 3, 2);
+        assertEquals(first.files(), again.files());
+        assertEquals(first.zstdRatio(), again.zstdRatio());
+        assertEquals(0, Files.getLastModifiedTime(again.base().path()).toMillis(), "reused, not rewritten");
+        StreamSet other = StreamSet.reuseOrGenerate(dir, 1L << 20, 4, 2);
+        assertNotEquals(first.base().sha256(), other.base().sha256());
+        assertTrue(written.toMillis() > 0);
+    }
+
     private static byte[] sha256(byte[] b) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(b);

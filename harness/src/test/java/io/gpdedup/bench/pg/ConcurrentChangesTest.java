@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,17 +47,17 @@ class ConcurrentChangesTest {
 
         Connection other = Jdbc.open(source);
         CopyOnWriteArrayList<String> handedOver = new CopyOnWriteArrayList<>();
-        CompletableFuture<Void>[] truncate = new CompletableFuture[1];
+        AtomicReference<CompletableFuture<Void>> truncate = new AtomicReference<>();
         BackupListener listener = new BackupListener() {
             @Override
             public void locksHeld(List<TableRef> tables) {
-                truncate[0] = CompletableFuture.runAsync(() -> {
+                truncate.set(CompletableFuture.runAsync(() -> {
                     try {
                         Jdbc.execute(other, "TRUNCATE " + victim);
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
-                });
+                }));
                 awaitWaitingLock(source, victim);
             }
 
@@ -72,7 +73,7 @@ class ConcurrentChangesTest {
 
         assertEquals(List.of(victim), b.deferredTables(), "the truncated table, and only it, went to worker 0");
         assertEquals(List.of(victim), handedOver);
-        truncate[0].get(60, TimeUnit.SECONDS);
+        truncate.get().get(60, TimeUnit.SECONDS);
         other.close();
         assertEquals(0, digests(source).get(victim).rows(), "the TRUNCATE went through once the backup ended");
 

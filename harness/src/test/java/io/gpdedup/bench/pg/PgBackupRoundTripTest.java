@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,6 +94,33 @@ class PgBackupRoundTripTest {
     }
 
     @Test
+    void schemaFromPgDumpRestoresTheSameDatabase() throws Exception {
+        Path pgDump = PgDumpSchema.find().orElse(null);
+        Assumptions.assumeTrue(pgDump != null, "no pg_dump on the PATH");
+        try (Connection s = Jdbc.open(source)) {
+            int server = (int) (Jdbc.queryLong(s, "SELECT current_setting('server_version_num')::int") / 10000);
+            Assumptions.assumeTrue(pgDumpMajor(pgDump) >= server, "pg_dump older than the server");
+        }
+        PluginRunner plugin = ScriptPlugin.create(dir.resolve("plugin"), null);
+        BackupResult b = new SnapshotBackup(new SnapshotBackup.Options(source, plugin, dir.resolve("local"), false, 2, TableFilter.ALL, "t",
+                SchemaSource.PG_DUMP)).run();
+        SchemaScript script = SchemaScript.read(BackupLayout.of(dir.resolve("local"), b.timestamp()).metadataFile());
+        assertEquals(2, script.entries().stream().filter(e -> e.kind().equals("PG_DUMP")).count());
+        String target = pg.newDatabase("pgdump");
+        new BackupRestore(new BackupRestore.Options(target, plugin, dir.resolve("restore-local"), b.timestamp(), 2, TableFilter.ALL, true, "r")).run();
+        assertDigestsEqual(source, target, TableFilter.ALL);
+        assertSameSchema(source, target);
+    }
+
+    private static int pgDumpMajor(Path pgDump) throws Exception {
+        Process p = new ProcessBuilder(pgDump.toString(), "--version").redirectErrorStream(true).start();
+        String v = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        p.waitFor();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\.").matcher(v);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
+    }
+
+    @Test
     void aFailingPluginFailsTheBackupWithItsMessage() throws Exception {
         PluginRunner failing = ScriptPlugin.create(dir.resolve("plugin"), "backup_data");
         IOException e = assertThrows(IOException.class, () -> backup(failing, false, 2));
@@ -100,6 +128,14 @@ class PgBackupRoundTripTest {
         try (Stream<Path> objects = Files.exists(dir.resolve("plugin/objects")) ? Files.walk(dir.resolve("plugin/objects")) : Stream.empty()) {
             assertFalse(objects.anyMatch(p -> p.getFileName().toString().matches("gpbackup_0_\\d{14}_\\d+")), "no table data was stored");
         }
+    }
+
+    @ParameterizedTest(name = "single data file {0}")
+    @CsvSource({"false", "true"})
+    void aPluginThatFailsBeforeReadingItsInputIsReportedWithItsMessage(boolean singleDataFile) throws Exception {
+        PluginRunner failing = ScriptPlugin.create(dir.resolve("plugin"), "backup_data!");
+        IOException e = assertThrows(IOException.class, () -> backup(failing, singleDataFile, 2));
+        assertTrue(e.getMessage().contains("cannot reach the store") && e.getMessage().contains("exit status 4"), e.getMessage());
     }
 
     @Test

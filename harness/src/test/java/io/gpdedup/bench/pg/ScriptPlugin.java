@@ -19,6 +19,7 @@ final class ScriptPlugin {
             root=$(sed -n 's/^ *directory: *//p' "$cfg")
             key() { local IFS=/; set -- $1; shift $(($# - 4)); echo "$root/$1/$2/$3/$4"; }
             [ -n "${FAIL_ON:-}" ] && [ "$cmd" = "$FAIL_ON" ] && { cat > /dev/null; echo "injected failure in $cmd" >&2; exit 3; }
+            [ -n "${FAIL_EARLY:-}" ] && [ "$cmd" = "$FAIL_EARLY" ] && { echo "cannot reach the store" >&2; exit 4; }
             case $cmd in
               backup_data) k=$(key "$path"); mkdir -p "$(dirname "$k")"; cat > "$k.tmp"; mv "$k.tmp" "$k" ;;
               restore_data) cat "$(key "$path")" ;;
@@ -34,11 +35,20 @@ final class ScriptPlugin {
     private ScriptPlugin() {
     }
 
-    /** Writes the plugin and its config under {@code dir}; {@code failOn} names a command that must fail (or null). */
+    /**
+     * Writes the plugin and its config under {@code dir}; {@code failOn} names a command that must
+     * fail after reading its input, or, ending with "!", fail at once without reading it (or null).
+     */
     static PluginRunner create(Path dir, String failOn) throws IOException {
         Files.createDirectories(dir);
-        Path exe = dir.resolve(failOn == null ? "fsplugin" : "fsplugin-failing");
-        String script = failOn == null ? SCRIPT : SCRIPT.replace("${FAIL_ON:-}", failOn).replace("$FAIL_ON", failOn);
+        Path exe = dir.resolve(failOn == null ? "fsplugin" : "fsplugin-failing-" + failOn.replace("!", "-early"));
+        String script = SCRIPT;
+        if (failOn != null && failOn.endsWith("!")) {
+            String cmd = failOn.substring(0, failOn.length() - 1);
+            script = script.replace("${FAIL_EARLY:-}", cmd).replace("$FAIL_EARLY", cmd);
+        } else if (failOn != null) {
+            script = script.replace("${FAIL_ON:-}", failOn).replace("$FAIL_ON", failOn);
+        }
         Files.writeString(exe, script, StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(exe, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path config = dir.resolve(exe.getFileName() + ".yaml");

@@ -28,6 +28,8 @@ final class Appliance implements AutoCloseable {
     final SerialResource index;
     private final FlowTrace trace;
     private final Set<ThrottledUnit> readers = ConcurrentHashMap.newKeySet();
+    /** Logical bytes and chunks of the recipes committed so far: the mean chunk size. */
+    private final java.util.concurrent.atomic.AtomicLongArray recipes = new java.util.concurrent.atomic.AtomicLongArray(2);
     private final ScheduledExecutorService sweeper;
 
     Appliance(ApplianceProfile profile, FlowTrace trace, ApplianceClock clock, boolean sweep) {
@@ -108,6 +110,17 @@ final class Appliance implements AutoCloseable {
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
+    }
+
+    /** The mean chunk size (bytes) of what was committed so far; 64 KiB before the first commit. */
+    double meanChunkBytes() {
+        long chunks = recipes.get(1);
+        return chunks == 0 ? 64 * 1024 : (double) recipes.get(0) / chunks;
+    }
+
+    void sawRecipe(io.gpdedup.store.engine.Recipe recipe) {
+        recipes.addAndGet(0, recipe.totalLength());
+        recipes.addAndGet(1, recipe.chunks().size());
     }
 
     /** Watches a connection's restore stream, to end it once idle. */

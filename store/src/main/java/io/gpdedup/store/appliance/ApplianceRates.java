@@ -8,8 +8,12 @@ import java.util.List;
  * The profile's bandwidth rules as a {@link FlowScheduler.RatePolicy}, in live bytes per second:
  * <ul>
  * <li>writes share the appliance's write capacity for the number of open write streams
- *     ({@link ApplianceProfile#aggregateCapMBps}), max-min fairly, each stream capped by its pool's
- *     wire cap ({@link ApplianceProfile#streamCapMBps(int)});</li>
+ *     ({@link ApplianceProfile#aggregateCapMBps}), max-min fairly, each stream capped by what its
+ *     pool's wire cap ({@link ApplianceProfile#streamCapMBps(int)}) and its client's own work per
+ *     byte in series allow ({@link ApplianceProfile#pluginStreamCapMBps(int)} for the plugin);</li>
+ * <li>shares are throughputs of bytes as sent (compressed): a stream's wire rate is set so that,
+ *     with its client's pauses for its own work, it achieves its share. The appliance is thus
+ *     work-conserving: a stream busy chunking does not leave its share idle;</li>
  * <li>once a write stream leaves, every stream that had been sending keeps the logical rate it
  *     had until then as its pool share, and gets back only part of what the departed stream
  *     freed ({@link ApplianceProfile#pooledRateMBps}): the share was fixed when the pool was sized;</li>
@@ -43,12 +47,21 @@ final class ApplianceRates implements FlowScheduler.RatePolicy {
         }
         double[] caps = new double[writes.size()];
         for (int i = 0; i < caps.length; i++) {
-            caps[i] = profile.liveBytesPerSecond(profile.streamCapMBps(writes.get(i).poolStreams));
+            FlowScheduler.Flow f = writes.get(i);
+            double wire = profile.liveBytesPerSecond(profile.streamCapMBps(f.poolStreams));
+            caps[i] = 1.0 / (ratio(f) * f.clientSecondsPerByte + 1.0 / wire);
         }
         double[] fair = waterFill(profile.liveBytesPerSecond(profile.aggregateCapMBps(writes.size())), caps);
         for (int i = 0; i < fair.length; i++) {
             FlowScheduler.Flow f = writes.get(i);
-            f.rate = Double.isNaN(f.startShare) ? fair[i] : pooled(f, fair[i]);
+            double share = fair[i];
+            if (!Double.isNaN(f.startShare)) {
+                double r = ratio(f);
+                share = profile.pooledRateMBps(f.startShare, share * r) / r;
+            }
+            double wire = profile.liveBytesPerSecond(profile.streamCapMBps(f.poolStreams));
+            double perByte = 1.0 / share - ratio(f) * f.clientSecondsPerByte;
+            f.rate = perByte <= 0 ? wire : Math.min(wire, 1.0 / perByte);
         }
         double[] readCaps = new double[reads.size()];
         Arrays.fill(readCaps, profile.liveBytesPerSecond(profile.streamReadCapMBps()));
@@ -59,15 +72,11 @@ final class ApplianceRates implements FlowScheduler.RatePolicy {
     }
 
     /**
-     * The wire rate of a stream whose pool share is fixed: the share and the fair share compared
-     * as logical rates (the client's own work per byte is in series with the wire), then back.
+     * Logical bytes per byte sent: the stream's compression so far (1 until it has sent some).
+     * The client's work is per logical byte, the wire and the appliance see bytes as sent.
      */
-    private double pooled(FlowScheduler.Flow f, double fairWire) {
-        double cc = f.clientSecondsPerByte;
-        double fairLogical = 1.0 / (cc + 1.0 / fairWire);
-        double logical = profile.pooledRateMBps(f.startShare, fairLogical);
-        double perByte = 1.0 / logical - cc;
-        return perByte <= 0 ? fairWire : Math.min(fairWire, 1.0 / perByte);
+    private static double ratio(FlowScheduler.Flow f) {
+        return f.movedBytes > 0 && f.logicalBytes > f.movedBytes ? (double) f.logicalBytes / f.movedBytes : 1.0;
     }
 
     /**

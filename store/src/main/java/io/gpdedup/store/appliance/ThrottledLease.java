@@ -10,8 +10,10 @@ import java.util.concurrent.CompletableFuture;
  * One backup stream through the appliance: a write flow from begin to close. What it pays:
  * <ul>
  * <li>a dedup stream (it asks MISSING): the client's work and an index lookup for every logical
- *     byte, then the wire for the bytes it sends (as sent, compressed); duplicates cost their
- *     client work and lookup at commit, when the recipe tells how many bytes they were;</li>
+ *     byte, then the wire for the bytes it sends (as sent, compressed). Duplicates cost only their
+ *     client work and lookup, charged when MISSING reports them present, at the appliance's mean
+ *     chunk size (MISSING carries no lengths), and set right at commit, when the recipe tells how
+ *     many bytes they were;</li>
  * <li>a raw stream (it puts without asking): only the wire;</li>
  * <li>both: a file close (latency and namespace) before the commit, and the round trip of the
  *     commit's synchronous reply.</li>
@@ -24,6 +26,8 @@ final class ThrottledLease implements BackupLease {
     private final FlowScheduler.Flow flow;
     /** Uncompressed bytes put: the stream's unique data. Calls on one lease come one at a time. */
     private long putRawBytes;
+    /** Duplicate bytes already charged, estimated when MISSING reported them present. */
+    private long chargedDuplicates;
     private boolean closed;
 
     ThrottledLease(BackupLease lease, Appliance appliance) {
@@ -35,7 +39,17 @@ final class ThrottledLease implements BackupLease {
     @Override
     public boolean[] missing(Fingerprint[] fingerprints) {
         classify(FlowScheduler.Client.DEDUP);
-        return lease.missing(fingerprints);
+        boolean[] missing = lease.missing(fingerprints);
+        int present = 0;
+        for (boolean m : missing) {
+            present += m ? 0 : 1;
+        }
+        if (present > 0) {
+            long estimate = Math.round(present * appliance.meanChunkBytes());
+            appliance.move(flow, 0, 0, appliance.dedupSeconds(estimate));
+            chargedDuplicates += estimate;
+        }
+        return missing;
     }
 
     @Override
@@ -51,11 +65,12 @@ final class ThrottledLease implements BackupLease {
     public CompletableFuture<Void> commit(String objectName, Recipe recipe) {
         appliance.scheduler.label(flow, objectName);
         if (flow.client == FlowScheduler.Client.DEDUP) {
-            long duplicates = recipe.totalLength() - putRawBytes;
+            long duplicates = recipe.totalLength() - putRawBytes - chargedDuplicates;
             if (duplicates > 0) {
                 appliance.move(flow, 0, 0, appliance.dedupSeconds(duplicates));
             }
         }
+        appliance.sawRecipe(recipe);
         appliance.closeFile();
         appliance.requestRoundTrip();
         return lease.commit(objectName, recipe);

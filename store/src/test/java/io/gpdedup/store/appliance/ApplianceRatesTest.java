@@ -54,6 +54,7 @@ class ApplianceRatesTest {
         for (FlowScheduler.Flow f : flows) {
             s.ask(f, 1);
             f.logicalBytes = (long) (2 * slow);
+            f.movedBytes = f.logicalBytes;
         }
         clock.advanceSeconds(2);
         s.leave(flows.get(2));
@@ -65,6 +66,28 @@ class ApplianceRatesTest {
             assertEquals(profile.pooledRateMBps(f.startShare, fairLogical), logical, logical * 1e-6);
             assertTrue(logical < fairLogical, "a pooled stream does not get all the freed bandwidth");
         }
+    }
+
+    @Test
+    void aStreamBusyWithItsOwnWorkDoesNotLeaveItsShareIdle() {
+        VirtualClock clock = new VirtualClock();
+        FlowScheduler s = new FlowScheduler(new ApplianceRates(profile), clock, FlowTrace.NONE);
+        double cc = new Appliance(profile, FlowTrace.NONE, clock, false).clientSecondsPerByte();
+        List<FlowScheduler.Flow> flows = new ArrayList<>();
+        for (int i = 0; i < 80; i++) {
+            flows.add(s.join(FlowScheduler.Kind.WRITE));
+        }
+        for (FlowScheduler.Flow f : flows) {
+            s.update(f, x -> {
+                x.client = FlowScheduler.Client.DEDUP;
+                x.clientSecondsPerByte = cc;
+                x.poolStreams = 80;
+            });
+        }
+        // Each stream's throughput with its client's work in series: together, the appliance's capacity.
+        double total = flows.stream().mapToDouble(f -> 1 / (cc + 1 / f.rate())).sum();
+        assertEquals(profile.liveBytesPerSecond(profile.aggregateCapMBps(80)), total, total * 1e-9);
+        assertTrue(flows.get(0).rate() > total / 80, "the wire runs faster than the share, to make up for the pauses");
     }
 
     @Test

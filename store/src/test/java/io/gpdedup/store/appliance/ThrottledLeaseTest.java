@@ -82,6 +82,21 @@ class ThrottledLeaseTest {
     }
 
     @Test
+    void duplicatesAreChargedWhenReportedPresentAndSetRightAtCommit() {
+        engineUnit.present = true;
+        BackupLease lease = unit.beginBackup();
+        long t0 = clock.now;
+        lease.missing(new Fingerprint[] {fp(1), fp(2)});
+        double perByte = appliance.clientSecondsPerByte() + 1 / live(profile.lookupCapacityMBps());
+        assertEquals(2 * 64 * 1024 * perByte, clock.seconds(t0), 1e-6, "two chunks of the default mean size");
+        t0 = clock.now;
+        lease.commit("o", new Recipe(List.of(new ChunkRef(fp(1), 100_000), new ChunkRef(fp(2), 100_000)), 200_000, new byte[32]));
+        double fixed = (profile.fileCloseLatency().toNanos() + profile.namespaceOpCost().toNanos() + profile.requestLatency().toNanos()) / 1e9;
+        assertEquals((200_000 - 2 * 64 * 1024) * perByte + fixed, clock.seconds(t0), 1e-6, "the rest of the duplicates at commit");
+        assertEquals(100_000, appliance.meanChunkBytes(), 1e-9, "the next estimate comes from what was committed");
+    }
+
+    @Test
     void rawStreamsOpenTogetherFormOnePool() {
         List<BackupLease> leases = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -114,6 +129,7 @@ class ThrottledLeaseTest {
         final List<Fingerprint> puts = new ArrayList<>();
         final List<String> committed = new ArrayList<>();
         StoredChunk chunk;
+        boolean present;
 
         @Override
         public String name() {
@@ -126,7 +142,7 @@ class ThrottledLeaseTest {
                 @Override
                 public boolean[] missing(Fingerprint[] fingerprints) {
                     boolean[] m = new boolean[fingerprints.length];
-                    java.util.Arrays.fill(m, true);
+                    java.util.Arrays.fill(m, !present);
                     return m;
                 }
 
