@@ -73,7 +73,8 @@ final class Report {
         row(s, "repeat backup: bytes added, MB", Step.REPEAT, o -> o.repoGrowth() / 1e6, "%.3f");
         if (tools.contains(GPDEDUP)) {
             s.append("| repeat backup: bytes sent by the plugin, MB |");
-            tools.forEach(t -> s.append(t.equals(GPDEDUP) ? cell(values(GPDEDUP, Step.REPEAT, o -> sentOf(o) / 1e6), "%.3f") : " - ").append(" |"));
+            tools.forEach(t -> s.append(' ').append(t.equals(GPDEDUP) ? cell(values(GPDEDUP, Step.REPEAT, o -> sentOf(o) / 1e6), "%.3f") : "-")
+                    .append(" |"));
             s.append('\n');
         }
         row(s, "added after " + f.get(1).label() + ", MB", Step.CLUSTERED, o -> o.repoGrowth() / 1e6, "%.2f");
@@ -107,9 +108,10 @@ final class Report {
         if (v.length == 1) {
             return med;
         }
-        double min = Arrays.stream(v).min().orElseThrow();
-        double max = Arrays.stream(v).max().orElseThrow();
-        return med + " (" + String.format(Locale.ROOT, format, min) + "-" + String.format(Locale.ROOT, format, max) + ")";
+        String min = String.format(Locale.ROOT, format, Arrays.stream(v).min().orElseThrow());
+        String max = String.format(Locale.ROOT, format, Arrays.stream(v).max().orElseThrow());
+        // Figures that do not vary (sizes, bytes sent) print once.
+        return min.equals(max) ? med : med + " (" + min + "-" + max + ")";
     }
 
     /** gpdedup per step: plugin and store CPU, bytes on the wire, chunk payloads, growth on disk and in the store. */

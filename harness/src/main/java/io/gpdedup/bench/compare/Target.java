@@ -51,7 +51,10 @@ record Target(String what, double ratio, double bound, Rule rule, boolean percen
         return known() ? format(ratio) : "n/a";
     }
 
-    /** The ratio over the bound for "at least", the bound over the ratio otherwise: above 1 is a margin. */
+    /**
+     * The ratio over the bound for "at least", the bound over the ratio otherwise: above 1 is a
+     * margin; below 1, its inverse is the factor the measured figure must improve by.
+     */
     double margin() {
         return rule == Rule.AT_LEAST ? ratio / bound : bound / ratio;
     }
@@ -62,7 +65,7 @@ record Target(String what, double ratio, double bound, Rule rule, boolean percen
         }
         double m = margin();
         String by = Double.isInfinite(m) ? "" : m >= 1 ? String.format(Locale.ROOT, " (%.2fx margin)", m)
-                : rule == Rule.AT_LEAST ? String.format(Locale.ROOT, " (%.0f%% short)", (1 - m) * 100)
+                : rule == Rule.AT_LEAST ? String.format(Locale.ROOT, " (needs %.2fx)", 1 / m)
                 : String.format(Locale.ROOT, " (%.2fx over)", 1 / m);
         return (met() ? "met" : "MISSED") + by;
     }

@@ -35,6 +35,14 @@ public final class CalibrateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try {
+            return run();
+        } catch (IllegalArgumentException | io.gpdedup.store.appliance.ApplianceProfile.ProfileException e) {
+            return Commands.usageError(spec, e);
+        }
+    }
+
+    private int run() throws Exception {
         int[] aThreads = quick ? new int[] {1, 10, 20, 30} : new int[] {1, 5, 10, 20, 30};
         long aSize = ReferenceSize.parse(quick ? "256MB" : "1GB");
         long fileSize = ReferenceSize.parse(quick ? "512MB" : "2GB");

@@ -18,6 +18,12 @@ final class Commands {
         return String.join(" ", words);
     }
 
+    /** Bad input: one clear line on stderr, exit code 2, nothing started. */
+    static int usageError(CommandSpec spec, Exception e) {
+        System.err.println(spec.qualifiedName() + ": " + e.getMessage());
+        return 2;
+    }
+
     static List<String> notes(LiveSession s) {
         return List.of(
                 String.format(Locale.ROOT, "profile %s at scale %s: live rates and data sizes are the reference's x %s; durations are the reference's",

@@ -40,6 +40,14 @@ public final class ConnchkCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try {
+            return run();
+        } catch (IllegalArgumentException | io.gpdedup.store.appliance.ApplianceProfile.ProfileException e) {
+            return Commands.usageError(spec, e);
+        }
+    }
+
+    private int run() throws Exception {
         int[] t = threads != null ? threads : quick ? new int[] {1, 10, 20, 30} : new int[] {1, 5, 10, 20, 30};
         long bytes = size != null ? size : ReferenceSize.parse(quick ? "256MB" : "1GB");
         if (Arrays.stream(t).anyMatch(n -> n < 1 || n > 200)) {

@@ -78,11 +78,19 @@ public final class GpbackupSimCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    private record Loaded(List<GpbackupSim.Table> tables, TableMix mix, Published.Tables which) {
+    record Loaded(List<GpbackupSim.Table> tables, TableMix mix, Published.Tables which) {
     }
 
     @Override
     public Integer call() throws Exception {
+        try {
+            return run();
+        } catch (IllegalArgumentException | io.gpdedup.store.appliance.ApplianceProfile.ProfileException e) {
+            return Commands.usageError(spec, e);
+        }
+    }
+
+    private int run() throws Exception {
         GpbackupSim.Mode m = switch (mode.toLowerCase(Locale.ROOT)) {
             case "jobs" -> GpbackupSim.Mode.JOBS;
             case "sdf", "single-data-file" -> GpbackupSim.Mode.SDF;
@@ -178,15 +186,24 @@ public final class GpbackupSimCommand implements Callable<Integer> {
                     model = new BackupModel(s.profile(), c, loaded.mix()).run(run).mbps();
                 }
             }
-            Double published = publishedContext(m, loaded.which(), isRepeat, isRestore);
+            Double published = publishedContext(m, loaded.which(), isRepeat, isRestore, p.name().startsWith("filtered"));
             t.add(p.name(), m == GpbackupSim.Mode.JOBS ? "jobs" : "sdf", loaded.tables().size(), ReferenceSize.mb(p.tableBytes()) / 1024,
                     p.calls(), p.seconds(), p.mbps(), model, model == null ? null : (p.mbps() - model) / model * 100, published);
         }
         return t;
     }
 
-    /** The published cluster-scale figure of the same kind of run, if there is one. */
-    private Double publishedContext(GpbackupSim.Mode m, Published.Tables which, boolean isRepeat, boolean isRestore) {
+    /**
+     * The published cluster-scale figure of the same kind of run, if there is one (a restore: table
+     * F's single-data-file restore, whatever the tables).
+     */
+    private Double publishedContext(GpbackupSim.Mode m, Published.Tables which, boolean isRepeat, boolean isRestore, boolean filtered) {
+        if (filtered) {
+            return null;
+        }
+        if (isRestore) {
+            return m == GpbackupSim.Mode.SDF ? Published.run(18).mbps() : null;
+        }
         Published.Mode pm = m == GpbackupSim.Mode.JOBS ? Published.Mode.JOBS : Published.Mode.SINGLE_DATA_FILE;
         for (Published.Run r : Published.RUNS) {
             if (r.target() == Published.Target.APPLIANCE && r.mode() == pm && r.tables() == (which == null ? r.tables() : which)

@@ -43,6 +43,14 @@ public final class IsolatedCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try {
+            return run();
+        } catch (IllegalArgumentException | io.gpdedup.store.appliance.ApplianceProfile.ProfileException e) {
+            return Commands.usageError(spec, e);
+        }
+    }
+
+    private int run() throws Exception {
         int[] h = hosts != null ? hosts : quick ? new int[] {4, 8} : new int[] {1};
         boolean oneHost = h.length == 1 && h[0] == 1;
         int[] t = threads != null ? threads : oneHost && !quick ? new int[] {1, 10, 20} : new int[] {10};

@@ -51,6 +51,7 @@ class TargetAndReportTest {
         assertTrue(Double.isNaN(Report.median(new double[0])));
         assertEquals("2.0 (1.0-3.0)", Report.cell(new double[] {3, 1, 2}, "%.1f"));
         assertEquals("7.00", Report.cell(new double[] {7}, "%.2f"));
+        assertEquals("7.00", Report.cell(new double[] {7, 7.001}, "%.2f"), "a figure that does not vary prints once");
         assertEquals("-", Report.cell(new double[0], "%.2f"));
     }
 
@@ -91,6 +92,8 @@ class TargetAndReportTest {
         assertFalse(t.get(6).met());
         String table = r.targetTable();
         assertTrue(table.contains("| restore vs borg extract | >= 1.50x | 1.25x |"), table);
+        assertTrue(table.contains("MISSED (needs 1.20x)"), table);
+        assertTrue(table.contains("MISSED (1.33x over)"), table);
     }
 
     private static void add(List<Observation> obs, String tool, Step step, double seconds, long growth, long wire) {

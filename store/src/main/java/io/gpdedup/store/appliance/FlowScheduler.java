@@ -118,7 +118,7 @@ final class FlowScheduler {
             for (Flow f : flows) {
                 peers += f.kind == kind ? 1 : 0;
             }
-            Flow f = new Flow(nextId++, kind, peers, lastAdvance, trace.series(kind, lastAdvance));
+            Flow f = new Flow(nextId++, kind, peers, lastAdvance, trace.series(kind));
             flows.add(f);
             reassign(null);
             return f;

@@ -2,7 +2,6 @@ package io.gpdedup.store.appliance;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,7 +64,7 @@ class FlowTrace implements AutoCloseable {
         }
     }
 
-    Series series(FlowScheduler.Kind kind, long nowNanos) {
+    Series series(FlowScheduler.Kind kind) {
         if (out == null) {
             return null;
         }
@@ -104,12 +103,15 @@ class FlowTrace implements AutoCloseable {
 
     /** Writes the flow's rows. A trace that cannot be written is given up (with a warning), never the backup. */
     void finish(Series s, String label, long totalBytes) {
-        if (s == null || broken) {
+        if (s == null) {
             return;
         }
         String kind = s.kind.name().toLowerCase(java.util.Locale.ROOT);
         String quoted = csv(label);
         synchronized (this) {
+            if (broken) {
+                return;
+            }
             try {
                 for (int b = 0; b < s.used; b++) {
                     if (s.buckets[b] != 0) {
@@ -139,7 +141,8 @@ class FlowTrace implements AutoCloseable {
             try {
                 out.close();
             } catch (IOException e) {
-                throw new UncheckedIOException("appliance trace: " + e.getMessage(), e);
+                System.getLogger(FlowTrace.class.getName()).log(System.Logger.Level.WARNING,
+                        "appliance trace: cannot close: " + e.getMessage());
             }
         }
     }
