@@ -51,6 +51,11 @@ public final class DedupPlugin implements PluginDefinition {
     }
 
     @Override
+    public void close() {
+        connections.closeIdle();
+    }
+
+    @Override
     public Map<String, ExtraCommand> extraCommands() {
         return Map.of(EncryptPasswordCommand.NAME, new EncryptPasswordCommand(),
                 ReplicationCommands.REPLICATE, replication.replicateCommand(),

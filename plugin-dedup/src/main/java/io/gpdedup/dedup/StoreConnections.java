@@ -42,6 +42,12 @@ final class StoreConnections {
         }
     }
 
+    /** Closes every idle connection (their reader threads end with them). */
+    synchronized void closeIdle() {
+        idle.values().forEach(q -> q.forEach(StoreClient::close));
+        idle.clear();
+    }
+
     /** Hands a connection back; a broken one, or one too many, is closed. */
     void giveBack(StoreClient client) {
         if (client.isOpen()) {

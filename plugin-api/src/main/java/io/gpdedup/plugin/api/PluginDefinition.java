@@ -16,6 +16,13 @@ public interface PluginDefinition {
 
     StorageBackend open(PluginOptions options, PluginLog log);
 
+    /**
+     * Releases what the definition keeps between calls (connections, threads) when its process
+     * ends. A thread still blocked in a socket read makes the JVM's exit wait about 300 ms.
+     */
+    default void close() {
+    }
+
     /** Plugin-specific commands beyond API 0.5.0 (e.g. replicate_backup), each taking CFG first. */
     default Map<String, ExtraCommand> extraCommands() {
         return Map.of();

@@ -19,6 +19,11 @@ public final class PluginProcess {
         System.setOut(err);
         CommitGate.installForProcess();
         int status = new CommandDispatcher(plugin).run(args, new FileInputStream(FileDescriptor.in), out, err);
+        try {
+            plugin.close();
+        } catch (RuntimeException e) {
+            // the command's outcome is decided; what remains goes away with the process
+        }
         err.flush();
         CommitGate.exit(status);
     }
