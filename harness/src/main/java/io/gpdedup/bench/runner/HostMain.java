@@ -81,7 +81,9 @@ public final class HostMain {
             Path config = PluginConfig.write(work.resolve("plugin.yaml"), plugin, address.getHostAddress(), relay.port(),
                     LiveStore.UNIT, LiveStore.USER, password, false);
             Path home = Files.createDirectories(work.resolve("home"));
-            List<Process> calls = new ArrayList<>();
+            agent.start(plugin, home);
+            List<Process> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> calls.forEach(Process::destroy), "host-calls-cleanup"));
             for (int f = 0; f < files; f++) {
                 String key = work.resolve("backups").resolve(timestamp.substring(0, 8)).resolve(timestamp)
                         .resolve(fileName(index, f)).toString();
@@ -112,13 +114,17 @@ public final class HostMain {
             for (int f = 0; f < files; f++) {
                 int file = f;
                 Thread t = new Thread(() -> {
+                    Path err = work.resolve(fileName(index, file) + ".err");
                     try {
                         feed(calls.get(file), new UniqueData(UniqueData.seed(run, (long) index << 20 | file)), sizes[file], cap, feed);
                         int exit = calls.get(file).waitFor();
                         if (exit != 0) {
-                            failures[file] = "exit " + exit;
+                            failures[file] = "exit " + exit + ": " + lastLine(err);
                         }
-                    } catch (IOException | InterruptedException e) {
+                    } catch (IOException e) {
+                        // The call stopped reading: say why it ended, not just that the pipe broke.
+                        failures[file] = e + exitOf(calls.get(file), err);
+                    } catch (InterruptedException e) {
                         failures[file] = e.toString();
                     } finally {
                         ends[file] = System.currentTimeMillis();
@@ -137,6 +143,31 @@ public final class HostMain {
             out.println("CPU " + (CpuMeter.processSeconds(ProcessHandle.current().pid()) + agent.cpuSeconds() - cpuAtGo));
             out.println("DONE");
         }
+    }
+
+    private static String exitOf(Process call, Path err) {
+        try {
+            if (call.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                return "; the call exited " + call.exitValue() + ": " + lastLine(err);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return "";
+    }
+
+    private static String lastLine(Path file) {
+        try {
+            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                if (!lines.get(i).isBlank() && !lines.get(i).startsWith("SLF4J")) {
+                    return lines.get(i).strip();
+                }
+            }
+        } catch (IOException e) {
+            return "(no stderr)";
+        }
+        return "(no stderr)";
     }
 
     static String fileName(int host, int file) {

@@ -73,8 +73,11 @@ public final class Isolated {
         int files = fileBytes.length;
         String timestamp = timestamp(run);
         Path runDir = Files.createDirectories(work.resolve("isolated-" + run));
-        List<Process> procs = new ArrayList<>();
+        List<Process> procs = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<BlockingQueue<String>> lines = new ArrayList<>();
+        // Should this JVM be stopped mid-run, the hosts go too (each then removes its plugin agent).
+        Thread onExit = new Thread(() -> procs.forEach(Process::destroy), "isolated-hosts-cleanup");
+        Runtime.getRuntime().addShutdownHook(onExit);
         try {
             for (int h = 0; h < hosts; h++) {
                 procs.add(startHost(store, dist, runDir.resolve("host" + h), h, fileBytes, hostReadCap, run, timestamp));
@@ -83,9 +86,9 @@ public final class Isolated {
             for (int h = 0; h < hosts; h++) {
                 expect(lines.get(h), h, "READY", Duration.ofSeconds(120));
             }
-            if (!store.awaitLeases(hosts * files, Duration.ofSeconds(120))) {
-                throw new IOException("the store did not see " + hosts * files + " backup streams open within 2 minutes; see "
-                        + runDir + "/host*/ *.err");
+            if (!store.awaitLeases(hosts * files, Duration.ofSeconds(180))) {
+                throw new IOException("the store did not see " + hosts * files + " backup streams open within 3 minutes; see "
+                        + runDir + "/host*/*.err");
             }
             double before = store.metric("gpdedup_store_put_raw_bytes_total");
             CpuMeter cpu = CpuMeter.start(store.pid());
@@ -150,6 +153,11 @@ public final class Isolated {
             }
             return new Result(result, byHost, feeds, first, machineCpu, ourCpu);
         } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(onExit);
+            } catch (IllegalStateException e) {
+                // Shutting down: the hook destroys the hosts.
+            }
             for (Process p : procs) {
                 if (p.isAlive()) {
                     p.destroy();

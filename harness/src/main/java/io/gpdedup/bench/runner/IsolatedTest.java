@@ -209,7 +209,8 @@ public final class IsolatedTest {
             if (r.hosts() > 1) {
                 double min = java.util.Arrays.stream(r.hostMBps()).min().orElse(0);
                 double max = java.util.Arrays.stream(r.hostMBps()).max().orElse(0);
-                c.close(r.hosts() + " hosts: shared evenly (slowest vs fastest host)", min, max, 0.15);
+                // Short runs (cells == false) carry more of the plugin agents' warm-up: a looser bound.
+                c.close(r.hosts() + " hosts: shared evenly (slowest vs fastest host)", min, max, cells ? 0.15 : 0.25);
             }
         }
         if (cells) {

@@ -19,6 +19,8 @@ public final class LiveSession implements AutoCloseable {
     private final Path work;
     private final boolean removeWork;
     private final LiveStore store;
+    /** Stops the store (and removes the scratch directory) should this JVM be stopped before {@link #close}. */
+    private final Thread onExit;
     private long nextRun;
 
     private LiveSession(Dist dist, ApplianceProfile profile, Path work, boolean removeWork, LiveStore store) {
@@ -28,6 +30,8 @@ public final class LiveSession implements AutoCloseable {
         this.removeWork = removeWork;
         this.store = store;
         this.nextRun = System.currentTimeMillis() / 1000 % 40_000;
+        this.onExit = new Thread(this::stop, "live-session-cleanup");
+        Runtime.getRuntime().addShutdownHook(onExit);
     }
 
     public static LiveSession open(LiveOptions o) throws IOException {
@@ -86,6 +90,16 @@ public final class LiveSession implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(onExit);
+        } catch (IllegalStateException e) {
+            // Already shutting down: the hook stops the session.
+            return;
+        }
+        stop();
+    }
+
+    private void stop() {
         try {
             store.close();
         } finally {

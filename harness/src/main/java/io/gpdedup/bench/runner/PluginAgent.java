@@ -20,9 +20,13 @@ import java.util.concurrent.TimeUnit;
 final class PluginAgent implements AutoCloseable {
     static final String DIR_ENV = "GPDEDUP_AGENT_DIR";
     private final Path dir;
+    /** Removes the directory should this JVM be stopped (SIGTERM) before {@link #close}: the agent follows. */
+    private final Thread onExit;
 
     private PluginAgent(Path dir) {
         this.dir = dir;
+        this.onExit = new Thread(() -> LiveSession.delete(dir), "plugin-agent-cleanup");
+        Runtime.getRuntime().addShutdownHook(onExit);
     }
 
     /** A fresh private directory with a short path (a Unix socket path has at most 107 bytes). */
@@ -56,6 +60,32 @@ final class PluginAgent implements AutoCloseable {
         return OptionalLong.empty();
     }
 
+    /**
+     * Starts the agent before the real calls, with one cheap call ({@code plugin_api_version}) and,
+     * should that start time out on a busy machine, again: a burst of first calls would otherwise
+     * queue behind one start with a short deadline, and fall back to a JVM each.
+     */
+    void start(Path plugin, Path home) throws IOException, InterruptedException {
+        for (int attempt = 0; attempt < 3 && pid().isEmpty(); attempt++) {
+            try (DirectoryStream<Path> failed = Files.newDirectoryStream(dir, "*.failed")) {
+                for (Path f : failed) {
+                    // The launcher skips starting an agent for 60 s after a failed start: try now.
+                    Files.deleteIfExists(f);
+                }
+            }
+            ProcessBuilder pb = new ProcessBuilder(plugin.toString(), "plugin_api_version");
+            pb.environment().put("HOME", home.toString());
+            pb.environment().putAll(environment());
+            pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+            Process p = pb.start();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroy();
+            }
+        }
+    }
+
     /** CPU seconds the agent has used so far; 0 when none runs. */
     double cpuSeconds() {
         OptionalLong pid = pid();
@@ -66,6 +96,11 @@ final class PluginAgent implements AutoCloseable {
     public void close() {
         OptionalLong pid = pid();
         LiveSession.delete(dir);
+        try {
+            Runtime.getRuntime().removeShutdownHook(onExit);
+        } catch (IllegalStateException e) {
+            // Already shutting down: the hook does the same.
+        }
         if (pid.isEmpty()) {
             return;
         }

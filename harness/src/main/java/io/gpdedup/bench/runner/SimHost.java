@@ -52,7 +52,13 @@ final class SimHost implements AutoCloseable {
             Path plugin = dist.executable(Dist.DEDUP_PLUGIN);
             Path config = PluginConfig.write(dir.resolve("plugin.yaml"), plugin, address.getHostAddress(), relay.port(),
                     LiveStore.UNIT, LiveStore.USER, store.password(), true);
-            return new SimHost(index, plugin, config, Files.createDirectories(dir.resolve("home")), relay, agent);
+            Path home = Files.createDirectories(dir.resolve("home"));
+            agent.start(plugin, home);
+            return new SimHost(index, plugin, config, home, relay, agent);
+        } catch (InterruptedException e) {
+            relay.close();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting host " + index + "'s plugin agent", e);
         } catch (IOException | RuntimeException e) {
             relay.close();
             throw e;
