@@ -59,7 +59,7 @@ public final class DatabaseGenerator {
                         c.setAutoCommit(false);
                         Jdbc.execute(c, tableDdl(schema, t.name()));
                         if (n > 0) {
-                            CountingRows in = new CountingRows(new OrderRows(t.seed(), 1, n));
+                            CountingRows in = new CountingRows(OrderRows.of(t.seed(), 1, n));
                             rows += Jdbc.copy(c).copyIn("COPY " + name + " FROM STDIN", in, 1 << 16);
                             bytes += in.count;
                         }

@@ -86,7 +86,7 @@ public final class DatabaseMutator {
                 }
                 long add = Math.round(rows * s.append());
                 if (add > 0) {
-                    appended += Jdbc.copy(c).copyIn("COPY " + name + " FROM STDIN", new OrderRows(tableSeed, maxId + 1, add), 1 << 16);
+                    appended += Jdbc.copy(c).copyIn("COPY " + name + " FROM STDIN", OrderRows.of(tableSeed, maxId + 1, add), 1 << 16);
                 }
             }
             String truncated = null;

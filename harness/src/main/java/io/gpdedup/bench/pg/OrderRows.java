@@ -1,60 +1,22 @@
 package io.gpdedup.bench.pg;
 
+import io.gpdedup.bench.workload.CopyTextStream;
 import io.gpdedup.bench.workload.OrdersTable;
 import java.io.InputStream;
-import java.util.Objects;
 
 /**
  * Rows {@code firstId .. firstId+count-1} of a seeded {@link OrdersTable} in COPY text, generated
- * as they are read: loads and appends of any size cost one buffer.
+ * as they are read ({@link CopyTextStream}): loads and appends of any size cost one buffer.
  */
-final class OrderRows extends InputStream {
+final class OrderRows {
     /** Mean COPY text length of an {@link OrdersTable} row, from a 4,000-row sample of seed 1. */
     static final double MEAN_ROW_BYTES = meanRowBytes();
 
-    private final OrdersTable table;
-    private final long endId;
-    private final byte[] buf = new byte[256 << 10];
-    private long nextId;
-    private int pos;
-    private int limit;
-
-    OrderRows(long seed, long firstId, long count) {
-        this.table = new OrdersTable(seed);
-        this.nextId = firstId;
-        this.endId = firstId + count;
+    private OrderRows() {
     }
 
-    @Override
-    public int read() {
-        if (pos == limit && !fill()) {
-            return -1;
-        }
-        return buf[pos++] & 0xff;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) {
-        Objects.checkFromIndexSize(off, len, b.length);
-        if (len == 0) {
-            return 0;
-        }
-        if (pos == limit && !fill()) {
-            return -1;
-        }
-        int n = Math.min(len, limit - pos);
-        System.arraycopy(buf, pos, b, off, n);
-        pos += n;
-        return n;
-    }
-
-    private boolean fill() {
-        pos = 0;
-        limit = 0;
-        while (nextId < endId && buf.length - limit >= OrdersTable.MAX_ROW_BYTES) {
-            limit = table.writeRow(nextId++, 0, buf, limit);
-        }
-        return limit > 0;
+    static InputStream of(long seed, long firstId, long count) {
+        return CopyTextStream.rows(seed, firstId, count);
     }
 
     private static double meanRowBytes() {

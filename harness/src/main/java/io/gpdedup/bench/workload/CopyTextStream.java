@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Objects;
 
 /** Generates a table version's COPY text on demand; memory is one 256 KiB buffer. */
-final class CopyTextStream extends InputStream {
+public final class CopyTextStream extends InputStream {
     private final OrdersTable table;
     private final List<RowRun> runs;
     private final byte[] buf = new byte[256 << 10];
@@ -17,6 +17,11 @@ final class CopyTextStream extends InputStream {
     CopyTextStream(long seed, List<RowRun> runs) {
         this.table = new OrdersTable(seed);
         this.runs = runs;
+    }
+
+    /** Rows {@code firstId .. firstId+count-1} of the seeded table at revision 0 (none when count is 0). */
+    public static CopyTextStream rows(long seed, long firstId, long count) {
+        return new CopyTextStream(seed, count == 0 ? List.of() : List.of(new RowRun(firstId, count, 0)));
     }
 
     @Override
