@@ -4,15 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.e2e.fixture.Dist;
-import java.io.BufferedReader;
+import io.gpdedup.e2e.fixture.StoreProcess;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,8 +22,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +41,6 @@ class CrashRunTest {
     private static final int BACKUPS = Integer.getInteger("gpdedup.crash.backups", 8);
     private static final int MAX_BACKUP_BYTES = Integer.getInteger("gpdedup.crash.max-bytes", 3 << 20);
     private static final long SEED = Long.getLong("gpdedup.crash.seed", 20261123L);
-    private static final Pattern LISTENING = Pattern.compile("gpdedup-store listening on (\\S+):(\\d+)");
     /** Shared by all backups, so that they dedup against each other's (possibly orphaned) chunks. */
     private static final byte[] BASE = new byte[16 << 20];
 
@@ -166,36 +163,9 @@ class CrashRunTest {
     }
 
     private Process startStore(Path home) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(Dist.executable("gpdedup-store").toString(), "serve", "--port", "0", "--metrics-port", "-1");
-        pb.environment().put("HOME", home.toString());
-        pb.redirectError(ProcessBuilder.Redirect.appendTo(home.resolve("store.err").toFile()));
-        Process p = pb.start();
-        CompletableFuture<Integer> port = CompletableFuture.supplyAsync(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    Matcher m = LISTENING.matcher(line);
-                    if (m.find()) {
-                        return Integer.parseInt(m.group(2));
-                    }
-                }
-                return -1;
-            } catch (IOException e) {
-                return -1;
-            }
-        });
-        int found;
-        try {
-            found = port.get(120, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            found = -1;
-        }
-        if (found < 0) {
-            p.destroyForcibly().waitFor();
-            throw new AssertionError("gpdedup-store did not (re)start: " + Files.readString(home.resolve("store.err")));
-        }
-        ports.put(p, found);
-        return p;
+        StoreProcess.Started started = StoreProcess.launch(home, Duration.ofSeconds(120));
+        ports.put(started.process(), started.port());
+        return started.process();
     }
 
     private final java.util.Map<Process, Integer> ports = new java.util.concurrent.ConcurrentHashMap<>();
