@@ -12,9 +12,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
-import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -53,45 +51,12 @@ class FrameCodecTest {
         };
     }
 
-    private static GatheringByteChannel sink(ByteArrayOutputStream out) {
-        WritableByteChannel w = Channels.newChannel(out);
-        return new GatheringByteChannel() {
-            @Override
-            public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-                long n = 0;
-                for (int i = offset; i < offset + length; i++) {
-                    n += w.write(srcs[i]);
-                }
-                return n;
-            }
-
-            @Override
-            public long write(ByteBuffer[] srcs) throws IOException {
-                return write(srcs, 0, srcs.length);
-            }
-
-            @Override
-            public int write(ByteBuffer src) throws IOException {
-                return w.write(src);
-            }
-
-            @Override
-            public boolean isOpen() {
-                return true;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-    }
-
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3, 4, 5})
     void framesRoundTripWhateverTheReadSizes(long seed) throws IOException {
         Random r = new Random(seed);
         ByteArrayOutputStream wire = new ByteArrayOutputStream();
-        FrameWriter w = new FrameWriter(sink(wire));
+        FrameWriter w = new FrameWriter(GatheringSink.of(wire));
         List<byte[]> sent = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             byte[] b = new byte[r.nextInt(3) == 0 ? 0 : r.nextInt(200_000)];
@@ -113,7 +78,7 @@ class FrameCodecTest {
     @Test
     void skipsUnreadPayloadOnNext() throws IOException {
         ByteArrayOutputStream wire = new ByteArrayOutputStream();
-        FrameWriter w = new FrameWriter(sink(wire));
+        FrameWriter w = new FrameWriter(GatheringSink.of(wire));
         w.write(FrameType.STDIN, new byte[100_000]);
         w.write(FrameType.STDIN_EOF);
         FrameReader reader = new FrameReader(trickle(wire.toByteArray(), 4096), 1024);

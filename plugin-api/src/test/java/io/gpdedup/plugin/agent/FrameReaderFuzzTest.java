@@ -10,10 +10,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
-import java.nio.channels.GatheringByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,38 +58,8 @@ class FrameReaderFuzzTest {
 
     private static byte[] stream(Frames frames) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        frames.write(new FrameWriter(new GatheringAdapter(Channels.newChannel(bytes))));
+        frames.write(new FrameWriter(GatheringSink.of(bytes)));
         return bytes.toByteArray();
-    }
-
-    private record GatheringAdapter(WritableByteChannel out) implements GatheringByteChannel {
-        @Override
-        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-            long n = 0;
-            for (int i = offset; i < offset + length; i++) {
-                n += out.write(srcs[i]);
-            }
-            return n;
-        }
-
-        @Override
-        public long write(ByteBuffer[] srcs) throws IOException {
-            return write(srcs, 0, srcs.length);
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            return out.write(src);
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-        }
     }
 
     @ParameterizedTest
