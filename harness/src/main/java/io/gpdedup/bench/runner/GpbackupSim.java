@@ -131,6 +131,23 @@ public final class GpbackupSim implements AutoCloseable {
     }
 
     private int jobsBackup(Progress progress) throws IOException, InterruptedException {
+        return perTablePerSegment((t, segment, n) -> hostOf(segment).call("backup_data", List.of(key(segment, t).toString()), stdin -> {
+            new TableStream(t.oid(), segment).copy(stdin, n);
+            progress.step(n);
+        }, null, err("backup-" + segment + "-" + t.oid())));
+    }
+
+    /** One plugin call of a table on one segment, given that segment's share of the table's bytes. */
+    @FunctionalInterface
+    private interface SegmentCall {
+        void run(Table table, int segment, long bytes) throws Exception;
+    }
+
+    /**
+     * Jobs mode, as gpbackup/gprestore run it: {@code jobs} workers take tables in turn, and each
+     * table is one plugin call per segment, all segments at once. Returns the number of calls.
+     */
+    private int perTablePerSegment(SegmentCall call) throws IOException, InterruptedException {
         AtomicInteger next = new AtomicInteger();
         AtomicInteger calls = new AtomicInteger();
         List<Future<?>> workers = new ArrayList<>();
@@ -143,11 +160,7 @@ public final class GpbackupSim implements AutoCloseable {
                     for (int c = 0; c < settings.segments(); c++) {
                         int segment = c;
                         segs.add(pool.submit(() -> {
-                            long n = segmentBytes(t);
-                            hostOf(segment).call("backup_data", List.of(key(segment, t).toString()), stdin -> {
-                                new TableStream(t.oid(), segment).copy(stdin, n);
-                                progress.step(n);
-                            }, null, err("backup-" + segment + "-" + t.oid()));
+                            call.run(t, segment, segmentBytes(t));
                             calls.incrementAndGet();
                             return null;
                         }));
@@ -233,31 +246,8 @@ public final class GpbackupSim implements AutoCloseable {
         long start = System.nanoTime();
         AtomicInteger calls = new AtomicInteger();
         if (settings.mode() == Mode.JOBS) {
-            AtomicInteger next = new AtomicInteger();
-            List<Future<?>> workers = new ArrayList<>();
-            for (int w = 0; w < Math.min(settings.jobs(), tables.size()); w++) {
-                workers.add(pool.submit(() -> {
-                    for (int i = next.getAndIncrement(); i < tables.size(); i = next.getAndIncrement()) {
-                        Table t = tables.get(i);
-                        pause(settings.cluster() == null ? 0 : settings.cluster().copyStartSeconds());
-                        List<Future<?>> segs = new ArrayList<>();
-                        for (int c = 0; c < settings.segments(); c++) {
-                            int segment = c;
-                            segs.add(pool.submit(() -> {
-                                long n = segmentBytes(t);
-                                hostOf(segment).call("restore_data", List.of(key(segment, t).toString()), null,
-                                        out -> expect(out, new TableStream(t.oid(), segment), n, progress), err("restore-" + segment + "-" + t.oid()));
-                                calls.incrementAndGet();
-                                return null;
-                            }));
-                        }
-                        await(segs);
-                        pause(settings.cluster() == null ? 0 : settings.cluster().tableFinishSeconds());
-                    }
-                    return null;
-                }));
-            }
-            await(workers);
+            calls.addAndGet(perTablePerSegment((t, segment, n) -> hostOf(segment).call("restore_data", List.of(key(segment, t).toString()), null,
+                    out -> expect(out, new TableStream(t.oid(), segment), n, progress), err("restore-" + segment + "-" + t.oid()))));
         } else {
             List<Future<?>> segs = new ArrayList<>();
             for (int c = 0; c < settings.segments(); c++) {
