@@ -18,6 +18,15 @@ final class Commands {
         return String.join(" ", words);
     }
 
+    /** Runs a command, turning bad input (a bad option or profile) into {@link #usageError}. */
+    static int runReportingUsageErrors(CommandSpec spec, java.util.concurrent.Callable<Integer> run) throws Exception {
+        try {
+            return run.call();
+        } catch (IllegalArgumentException | io.gpdedup.store.appliance.ApplianceProfile.ProfileException e) {
+            return usageError(spec, e);
+        }
+    }
+
     /** Bad input: one clear line on stderr, exit code 2, nothing started. */
     static int usageError(CommandSpec spec, Exception e) {
         System.err.println(spec.qualifiedName() + ": " + e.getMessage());

@@ -83,11 +83,7 @@ public final class GpbackupSimCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        try {
-            return run();
-        } catch (IllegalArgumentException | io.gpdedup.store.appliance.ApplianceProfile.ProfileException e) {
-            return Commands.usageError(spec, e);
-        }
+        return Commands.runReportingUsageErrors(spec, this::run);
     }
 
     private int run() throws Exception {

@@ -43,11 +43,7 @@ public final class IsolatedCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        try {
-            return run();
-        } catch (IllegalArgumentException | io.gpdedup.store.appliance.ApplianceProfile.ProfileException e) {
-            return Commands.usageError(spec, e);
-        }
+        return Commands.runReportingUsageErrors(spec, this::run);
     }
 
     private int run() throws Exception {
