@@ -40,6 +40,10 @@ public final class CrashWriter {
             System.out.println("COMMITTED " + name);
             if (i % 3 == 2) {
                 String victim = objectName(round, i - 1);
+                // announced first: a kill between the delete and its acknowledgement may leave it
+                // done without the parent having heard of it
+                System.out.println("DELETING " + victim);
+                System.out.flush();
                 unit.deleteObject(victim); // exact: a prefix would also take obj20.. with obj2
                 System.out.println("DELETED " + victim);
                 unit.collectGarbage();
