@@ -56,6 +56,7 @@ final class DiskStorageUnit implements StorageUnit {
     /** Chunks of commits between validation and durability, by commit; added under writeLock, removed without it. */
     private final Map<Long, Set<Fingerprint>> commitPins = new ConcurrentHashMap<>();
     private final AtomicLong commitIds = new AtomicLong();
+    private final AtomicLong newChunksOffered = new AtomicLong();
     private final List<String> recoveryProblems = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
@@ -193,7 +194,7 @@ final class DiskStorageUnit implements StorageUnit {
         if (pinIfPresent(lease, fp)) {
             return;
         }
-        if (settings.verifyOnPut()) {
+        if (settings.verifyOnPut().checks(newChunksOffered.getAndIncrement())) {
             ChunkDecoder.decodeAndCheck(fp, codec, rawLength, payload);
         } else if (codec == Codec.NONE && payload.length != rawLength) {
             throw new StoreException("uncompressed chunk has " + payload.length + " bytes, not " + rawLength);

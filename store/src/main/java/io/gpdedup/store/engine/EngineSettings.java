@@ -5,16 +5,17 @@ package io.gpdedup.store.engine;
  *
  * @param containerSizeBytes a container is rolled over before it would exceed this (4 KiB .. 1 GiB)
  * @param capacityBytes      per-unit limit on container bytes; 0 = unlimited
- * @param verifyOnPut        decode every new chunk and check its length and SHA-256 before storing it
+ * @param verifyOnPut        which new chunks are decoded and checked against their SHA-256 before they are stored
  * @param maxChunkBytes      largest raw (and, with some slack, stored) chunk accepted
  * @param gcLiveRatio        garbage collection rewrites a container whose live bytes are below this share of it
  */
-public record EngineSettings(long containerSizeBytes, long capacityBytes, boolean verifyOnPut, int maxChunkBytes, double gcLiveRatio) {
+public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVerification verifyOnPut, int maxChunkBytes, double gcLiveRatio) {
     public static final long DEFAULT_CONTAINER_SIZE = 64L << 20;
     public static final int DEFAULT_MAX_CHUNK = 16 << 20;
     public static final double DEFAULT_GC_LIVE_RATIO = 0.5;
 
     public EngineSettings {
+        java.util.Objects.requireNonNull(verifyOnPut, "verifyOnPut");
         if (containerSizeBytes < 4096 || containerSizeBytes > (1L << 30)) {
             throw new IllegalArgumentException("containerSizeBytes must be between 4 KiB and 1 GiB, not " + containerSizeBytes);
         }
@@ -29,9 +30,9 @@ public record EngineSettings(long containerSizeBytes, long capacityBytes, boolea
         }
     }
 
-    /** 64 MiB containers, no capacity limit, verify on put, 16 MiB chunks, rewrite below 50% live. */
+    /** 64 MiB containers, no capacity limit, a sample of new chunks checked, 16 MiB chunks, rewrite below 50% live. */
     public static EngineSettings defaults() {
-        return new EngineSettings(DEFAULT_CONTAINER_SIZE, 0, true, DEFAULT_MAX_CHUNK, DEFAULT_GC_LIVE_RATIO);
+        return new EngineSettings(DEFAULT_CONTAINER_SIZE, 0, PutVerification.SAMPLE, DEFAULT_MAX_CHUNK, DEFAULT_GC_LIVE_RATIO);
     }
 
     public EngineSettings withContainerSizeBytes(long v) {
@@ -42,7 +43,7 @@ public record EngineSettings(long containerSizeBytes, long capacityBytes, boolea
         return new EngineSettings(containerSizeBytes, v, verifyOnPut, maxChunkBytes, gcLiveRatio);
     }
 
-    public EngineSettings withVerifyOnPut(boolean v) {
+    public EngineSettings withVerifyOnPut(PutVerification v) {
         return new EngineSettings(containerSizeBytes, capacityBytes, v, maxChunkBytes, gcLiveRatio);
     }
 

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,6 +49,7 @@ public final class ConfigLoader {
         @JsonProperty("tls-key") String tlsKey;
         @JsonProperty("tls-required") Boolean tlsRequired;
         @JsonProperty("unit-capacity-bytes") Long unitCapacityBytes;
+        @JsonProperty("verify-on-put") String verifyOnPut;
     }
 
     static final class UnitFile {
@@ -120,7 +122,8 @@ public final class ConfigLoader {
                     units,
                     f.applianceProfile == null ? null : StorePaths.resolve(f.applianceProfile, base),
                     tls(f, source, base),
-                    or(f.unitCapacityBytes, 0L));
+                    or(f.unitCapacityBytes, 0L),
+                    f.verifyOnPut == null ? PutVerification.SAMPLE : PutVerification.parse(f.verifyOnPut));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }

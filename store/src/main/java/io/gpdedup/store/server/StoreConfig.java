@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.tls.TlsSettings;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.Map;
  * @param applianceProfile the simulated appliance's profile file (docs/store.md), or null for none
  * @param tls TLS certificate, key and whether plain text is refused; null: plain TCP only
  * @param unitCapacityBytes most container bytes each storage unit may hold; 0 = unlimited
+ * @param verifyOnPut which uploaded chunks the store decodes and re-hashes before keeping them
  */
 public record StoreConfig(
         String listenAddress,
@@ -29,7 +31,8 @@ public record StoreConfig(
         Map<String, Map<String, PasswordHash>> units,
         Path applianceProfile,
         TlsSettings tls,
-        long unitCapacityBytes) {
+        long unitCapacityBytes,
+        PutVerification verifyOnPut) {
 
     public static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
     public static final int DEFAULT_PORT = 7411;
@@ -67,6 +70,7 @@ public record StoreConfig(
         if (unitCapacityBytes < 0) {
             throw new IllegalArgumentException("unit-capacity-bytes " + unitCapacityBytes + " is negative (0 = unlimited)");
         }
+        java.util.Objects.requireNonNull(verifyOnPut, "verifyOnPut");
         if (units.isEmpty()) {
             throw new IllegalArgumentException("no storage unit configured: nobody could log in");
         }
@@ -78,7 +82,7 @@ public record StoreConfig(
             Duration idleTimeout, int engineThreads, Duration shutdownGrace, Map<String, Map<String, PasswordHash>> units,
             Path applianceProfile) {
         this(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units,
-                applianceProfile, null, 0);
+                applianceProfile, null, 0, PutVerification.SAMPLE);
     }
 
     /** Defaults for everything but the data directory and the users. */
@@ -88,35 +92,39 @@ public record StoreConfig(
     }
 
     public StoreConfig withPort(int newPort) {
-        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes);
+        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut);
     }
 
     public StoreConfig withDataDir(Path newDataDir) {
-        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes);
+        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut);
     }
 
     public StoreConfig withMetricsPort(int newMetricsPort) {
-        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes);
+        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut);
     }
 
     public StoreConfig withIdleTimeout(Duration newIdleTimeout) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut);
     }
 
     public StoreConfig withLimits(int newMaxFrameBytes, int newMaxBatch) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut);
     }
 
     public StoreConfig withApplianceProfile(Path profile) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes, verifyOnPut);
     }
 
     public StoreConfig withTls(TlsSettings newTls) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes, verifyOnPut);
     }
 
     public StoreConfig withUnitCapacity(long bytes) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut);
+    }
+
+    public StoreConfig withVerifyOnPut(PutVerification v) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, v);
     }
 
     @Override
@@ -129,6 +137,7 @@ public record StoreConfig(
                 + ", engine-threads=" + engineThreads + ", units=" + who.toString().trim()
                 + (applianceProfile == null ? "" : ", appliance-profile=" + applianceProfile)
                 + (tls == null ? "" : ", tls-cert=" + tls.certFile() + ", tls-required=" + tls.required())
-                + (unitCapacityBytes == 0 ? "" : ", unit-capacity-bytes=" + unitCapacityBytes) + "]";
+                + (unitCapacityBytes == 0 ? "" : ", unit-capacity-bytes=" + unitCapacityBytes)
+                + ", verify-on-put=" + verifyOnPut + "]";
     }
 }

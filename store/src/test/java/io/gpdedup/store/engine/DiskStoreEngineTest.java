@@ -189,7 +189,7 @@ class DiskStoreEngineTest {
 
     @Test
     void hostileChunkIsRejectedAndNothingStored() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL.withVerifyOnPut(PutVerification.ALL))) {
             StorageUnit unit = engine.unit("u1");
             byte[] good = TestObjects.data(1, 5000, true);
             byte[] other = TestObjects.data(2, 5000, true);
@@ -205,6 +205,32 @@ class DiskStoreEngineTest {
                 lease.put(fp, Codec.LZ4, good.length, TestObjects.encode(Codec.LZ4, good));
                 assertFalse(lease.missing(new Fingerprint[] {fp})[0]);
             }
+        }
+    }
+
+    @Test
+    void sampledVerificationChecksTheFirstAndEverySixteenthNewChunkAndVerifyFindsTheRest() {
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            assertEquals(PutVerification.SAMPLE, SMALL.verifyOnPut(), "the default");
+            StorageUnit unit = engine.unit("u1");
+            byte[] wrong = TestObjects.data(99, 3000, false);
+            try (BackupLease lease = unit.beginBackup()) {
+                for (int n = 0; n < 2 * PutVerification.SAMPLE_EVERY + 1; n++) {
+                    byte[] good = TestObjects.data(1000 + n, 3000, false);
+                    Fingerprint fp = Fingerprint.compute(good, 0, good.length);
+                    byte[] lie = TestObjects.encode(Codec.ZSTD, wrong);
+                    if (n % PutVerification.SAMPLE_EVERY == 0) {
+                        assertThrows(StoreException.class, () -> lease.put(fp, Codec.ZSTD, good.length, lie), "chunk " + n);
+                    } else if (n == 5) {
+                        lease.put(fp, Codec.ZSTD, good.length, lie); // not sampled: taken on trust
+                    } else {
+                        lease.put(fp, Codec.ZSTD, good.length, TestObjects.encode(Codec.ZSTD, good));
+                    }
+                }
+            }
+            VerifyReport v = unit.verify();
+            assertFalse(v.ok(), "verify re-hashes what the sample let through");
+            assertTrue(v.toString().contains(Fingerprint.compute(TestObjects.data(1005, 3000, false), 0, 3000).toString()), v.toString());
         }
     }
 

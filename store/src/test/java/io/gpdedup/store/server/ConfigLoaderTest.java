@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.gpdedup.store.engine.PutVerification;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -81,6 +82,17 @@ class ConfigLoaderTest {
         ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
                 () -> ConfigLoader.parse("port: 1\nlisten_address: 0.0.0.0\nunits: {u: {users: {a: '" + HASH + "'}}}\n", "t.yaml", BASE));
         assertTrue(e.getMessage().contains("line 2") && e.getMessage().contains("listen_address"), e.getMessage());
+    }
+
+    @Test
+    void verifyOnPutIsSampledUnlessTheFileSaysOtherwise() {
+        String units = "units: {u: {users: {a: '" + HASH + "'}}}\n";
+        assertEquals(PutVerification.SAMPLE, ConfigLoader.parse(units, "t.yaml", BASE).verifyOnPut());
+        assertEquals(PutVerification.ALL, ConfigLoader.parse("verify-on-put: all\n" + units, "t.yaml", BASE).verifyOnPut());
+        assertEquals(PutVerification.NONE, ConfigLoader.parse("verify-on-put: none\n" + units, "t.yaml", BASE).verifyOnPut());
+        ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
+                () -> ConfigLoader.parse("verify-on-put: yes\n" + units, "t.yaml", BASE));
+        assertTrue(e.getMessage().contains("verify-on-put must be all, sample or none"), e.getMessage());
     }
 
     @Test
