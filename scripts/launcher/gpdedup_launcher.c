@@ -39,7 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PROTOCOL_VERSION 1
+#define PROTOCOL_VERSION 2
+
+/* CALL stdio flags: what the agent may open itself through /proc/<pid>/fd (docs/agent.md) */
+#define STDIO_STDIN_PIPE 1u
+#define STDIO_STDIN_FILE 2u
+#define STDIO_STDOUT_PIPE 4u
 
 /* launcher -> agent */
 #define F_CALL 0x01
@@ -638,14 +643,51 @@ static uint32_t get_u32(const unsigned char *b) {
     return (uint32_t) b[0] << 24 | (uint32_t) b[1] << 16 | (uint32_t) b[2] << 8 | (uint32_t) b[3];
 }
 
+static uint64_t get_u64(const unsigned char *b) {
+    return ((uint64_t) get_u32(b) << 32) | get_u32(b + 4);
+}
+
+/* An anonymous pipe: opening it again through /proc never waits for a partner, unlike a named FIFO. */
+static int is_anonymous_pipe(int fd) {
+    char path[32], target[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    return n > 5 && strncmp(target, "pipe:", 5) == 0;
+}
+
+/*
+ * Which of our descriptors the agent may open itself, so that the data does not pass through us:
+ * anonymous pipes, and a regular file as stdin (read from our offset). GPDEDUP_AGENT_DIRECT=off relays all.
+ */
+static uint32_t stdio_flags(uint64_t *stdin_offset) {
+    const char *direct = getenv("GPDEDUP_AGENT_DIRECT");
+    uint32_t f = 0;
+    *stdin_offset = 0;
+    if (direct != NULL && strcmp(direct, "off") == 0) return 0;
+    struct stat st;
+    if (is_anonymous_pipe(0)) {
+        f |= STDIO_STDIN_PIPE;
+    } else if (fstat(0, &st) == 0 && S_ISREG(st.st_mode)) {
+        off_t at = lseek(0, 0, SEEK_CUR);
+        if (at >= 0) {
+            f |= STDIO_STDIN_FILE;
+            *stdin_offset = (uint64_t) at;
+        }
+    }
+    if (is_anonymous_pipe(1)) f |= STDIO_STDOUT_PIPE;
+    return f;
+}
+
 static void put_header(unsigned char *h, int type, uint32_t len) {
     h[0] = (unsigned char) type;
     put_u32(h + 1, len);
 }
 
-/* CALL payload: u16 version, u32 pid, str cwd, u32 argc, str * argc (str = u32 length + bytes). */
-static unsigned char *encode_call(const char *cwd, int argc, char **argv, size_t *out_len) {
-    size_t len = HEADER + 2 + 4 + 4 + strlen(cwd) + 4;
+/* CALL payload: u16 version, u32 pid, u32 stdio, u64 stdin offset, str cwd, u32 argc, str * argc
+ * (str = u32 length + bytes). */
+static unsigned char *encode_call(const char *cwd, int argc, char **argv, uint32_t stdio, uint64_t stdin_offset,
+                                  size_t *out_len) {
+    size_t len = HEADER + 2 + 4 + 4 + 8 + 4 + strlen(cwd) + 4;
     for (int i = 1; i < argc; i++) len += 4 + strlen(argv[i]);
     if (len - HEADER > MAX_DATA) {
         because("arguments are longer than %u bytes", MAX_DATA);
@@ -661,6 +703,9 @@ static unsigned char *encode_call(const char *cwd, int argc, char **argv, size_t
     *o++ = PROTOCOL_VERSION >> 8;
     *o++ = PROTOCOL_VERSION & 0xff;
     o = put_u32(o, (uint32_t) getpid());
+    o = put_u32(o, stdio);
+    o = put_u32(o, (uint32_t) (stdin_offset >> 32));
+    o = put_u32(o, (uint32_t) stdin_offset);
     size_t n = strlen(cwd);
     o = put_u32(o, (uint32_t) n);
     memcpy(o, cwd, n);
@@ -685,6 +730,8 @@ struct relay {
     int out_fd;        /* destination of the data frame being relayed */
     uint32_t out_left; /* its payload bytes not yet written */
     int accepted, stdin_active, stdin_done, agent_gone;
+    int stdin_file;  /* stdin is a regular file the agent may have read from its own descriptor */
+    int stdin_error; /* errno of moving our stdin past what the agent read; reported as STDIN_ABORT */
     int is_pipe[3]; /* per descriptor: writes to a full pipe block */
 };
 
@@ -713,9 +760,14 @@ static void send_pending(struct relay *r) {
 
 static void read_stdin(struct relay *r) {
     ssize_t n;
-    do {
-        n = read(0, r->tx + HEADER, STDIN_CHUNK);
-    } while (n < 0 && errno == EINTR);
+    if (r->stdin_error != 0) {
+        errno = r->stdin_error;
+        n = -1;
+    } else {
+        do {
+            n = read(0, r->tx + HEADER, STDIN_CHUNK);
+        } while (n < 0 && errno == EINTR);
+    }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     if (n > 0) {
         put_header(r->tx, F_STDIN, (uint32_t) n);
@@ -775,8 +827,8 @@ static int parse(struct relay *r, int *status) {
             case F_STDERR: max = MAX_DATA; break;
             case F_REJECTED: max = MAX_MESSAGE; break;
             case F_EXIT: max = 4; break;
-            case F_ACCEPTED:
-            case F_STDIN_REQUEST: max = 0; break;
+            case F_ACCEPTED: max = 0; break;
+            case F_STDIN_REQUEST: max = 8; break;
             default: max = 0; type = -1; break;
         }
         if (type < 0 || len > max || (!r->accepted && type != F_ACCEPTED && type != F_REJECTED) ||
@@ -806,6 +858,11 @@ static int parse(struct relay *r, int *status) {
                 *status = NOT_ACCEPTED;
                 return 0;
             case F_STDIN_REQUEST:
+                /* The agent read this much of our stdin file itself: go on from there, as if we had. */
+                if (len == 8 && r->stdin_file && !r->stdin_active && !r->stdin_done) {
+                    uint64_t taken = get_u64(payload);
+                    if (taken > 0 && lseek(0, (off_t) taken, SEEK_CUR) < 0) r->stdin_error = errno;
+                }
                 if (!r->stdin_done && !r->agent_gone) r->stdin_active = 1;
                 break;
             case F_EXIT: {
@@ -825,10 +882,11 @@ static int parse(struct relay *r, int *status) {
     return 1;
 }
 
-static int run_call(int sock, unsigned char *call, size_t call_len) {
+static int run_call(int sock, unsigned char *call, size_t call_len, uint32_t stdio) {
     static struct relay r;
     memset(&r, 0, sizeof r);
     r.sock = sock;
+    r.stdin_file = (stdio & STDIO_STDIN_FILE) != 0;
     r.tx = call;
     r.tx_len = call_len;
     r.is_pipe[1] = fd_is_pipe(1);
@@ -882,14 +940,16 @@ static int via_agent(int argc, char **argv) {
         return NOT_ACCEPTED;
     }
     size_t call_len;
-    unsigned char *call = encode_call(cwd, argc, argv, &call_len);
+    uint64_t stdin_offset;
+    uint32_t stdio = stdio_flags(&stdin_offset);
+    unsigned char *call = encode_call(cwd, argc, argv, stdio, stdin_offset, &call_len);
     if (call == NULL) return NOT_ACCEPTED;
     /* A second attempt covers an agent that closed between our connect and its accept (idle exit). */
     for (int attempt = 0; attempt < 2; attempt++) {
         int fd = connect_agent(p.socket);
         if (fd < 0) fd = start_and_connect(&p);
         if (fd < 0) return NOT_ACCEPTED;
-        int status = run_call(fd, call, call_len);
+        int status = run_call(fd, call, call_len, stdio);
         close(fd);
         if (status != NOT_ACCEPTED) return status;
     }

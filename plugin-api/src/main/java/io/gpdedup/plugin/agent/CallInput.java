@@ -3,6 +3,9 @@ package io.gpdedup.plugin.agent;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -10,17 +13,26 @@ import java.nio.charset.StandardCharsets;
  * command that never reads it leaves the caller's stdin untouched. End of file comes only from an
  * explicit {@link FrameType#STDIN_EOF}: a connection that closes first means the launcher died
  * mid-stream, and every read then fails, so a truncated backup is never taken for a complete one.
+ *
+ * <p>When the caller's stdin can be opened directly ({@link CallerStdio}), the command reads it
+ * without the launcher; at its end of file the agent still asks the launcher for stdin (telling it
+ * how many bytes it took, so a file's offset moves on as if the launcher had read them), and only
+ * the launcher's STDIN_EOF ends the stream: a launcher killed meanwhile is a failure, as in the relay.
  */
 final class CallInput extends InputStream {
     private final FrameReader frames;
     private final FrameWriter replies;
+    private final CallerStdio stdio;
+    private FileChannel direct;
+    private long directBytes;
     private boolean requested;
     private boolean eof;
     private IOException failure;
 
-    CallInput(FrameReader frames, FrameWriter replies) {
+    CallInput(FrameReader frames, FrameWriter replies, CallerStdio stdio) {
         this.frames = frames;
         this.replies = replies;
+        this.stdio = stdio;
     }
 
     @Override
@@ -45,7 +57,16 @@ final class CallInput extends InputStream {
         try {
             if (!requested) {
                 requested = true;
-                replies.write(FrameType.STDIN_REQUEST);
+                direct = stdio.openStdin();
+                if (direct == null) {
+                    replies.write(FrameType.STDIN_REQUEST);
+                }
+            }
+            if (direct != null) {
+                int n = readDirect(b, off, len);
+                if (n > 0) {
+                    return n;
+                }
             }
             while (frames.remaining() == 0) {
                 FrameType t = frames.next();
@@ -72,6 +93,32 @@ final class CallInput extends InputStream {
             failure = e;
             throw e;
         }
+    }
+
+    /** Reads the caller's stdin itself; at its end hands over to the launcher and returns 0. */
+    private int readDirect(byte[] b, int off, int len) throws IOException {
+        int n;
+        try {
+            do {
+                n = direct.read(ByteBuffer.wrap(b, off, len));
+            } while (n == 0);
+        } catch (ClosedChannelException e) {
+            throw incomplete(stdio.callerGone() ? "the caller exited" : "its stdin was closed");
+        }
+        if (n > 0) {
+            directBytes += n;
+            return n;
+        }
+        stdio.release(direct);
+        direct = null;
+        try {
+            replies.write(FrameType.STDIN_REQUEST, ByteBuffer.allocate(8).putLong(directBytes).array());
+        } catch (IOException e) {
+            // A killed launcher's pipe ends too (its writer may close it when the launcher dies): only
+            // a launcher that is still there can say the end was the real one.
+            throw incomplete("the launcher is gone: " + e.getMessage());
+        }
+        return 0;
     }
 
     private static IOException incomplete(String how) {

@@ -13,20 +13,32 @@ import java.util.List;
 
 /**
  * The payload of a {@link FrameType#CALL} frame: what a plugin process would have known at start-up.
- * Encoding, all integers big-endian: {@code u16 version, u32 caller pid, str working directory,
- * u32 argc, str * argc} where {@code str} is a u32 byte count and the bytes. argv[0] (the executable)
- * is not sent: the first argument is gpbackup's command.
+ * Encoding, all integers big-endian: {@code u16 version, u32 caller pid, [u32 stdio, u64 stdin offset,]
+ * str working directory, u32 argc, str * argc} where {@code str} is a u32 byte count and the bytes, and
+ * the bracketed fields exist from version 2 on ({@link CallerStdio} says what they mean). argv[0] (the
+ * executable) is not sent: the first argument is gpbackup's command.
  *
  * <p>Strings travel as the caller's raw bytes and are decoded with the charset a JVM started in that
  * place would use for its arguments ({@code sun.jnu.encoding}), so a path means the same file in the
  * agent as in an in-process plugin.
  */
-record CallRequest(int version, long callerPid, Path workingDirectory, List<String> args) {
-    static final int VERSION = 1;
+record CallRequest(int version, long callerPid, int stdio, long stdinOffset, Path workingDirectory, List<String> args) {
+    static final int VERSION = 2;
+    /** The launcher of the first release: no stdio fields, everything relayed. */
+    static final int VERSION_RELAYED = 1;
     private static final int MAX_ARGS = 4096;
 
     CallRequest {
         args = List.copyOf(args);
+    }
+
+    /** A call whose stdin and stdout are relayed through the socket. */
+    CallRequest(int version, long callerPid, Path workingDirectory, List<String> args) {
+        this(version, callerPid, 0, 0, workingDirectory, args);
+    }
+
+    static boolean supported(int version) {
+        return version == VERSION || version == VERSION_RELAYED;
     }
 
     String[] argv() {
@@ -41,8 +53,11 @@ record CallRequest(int version, long callerPid, Path workingDirectory, List<Stri
     byte[] encode() {
         Charset cs = argumentCharset();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteBuffer fixed = ByteBuffer.allocate(6).putShort((short) version).putInt((int) callerPid);
-        out.writeBytes(fixed.array());
+        ByteBuffer fixed = ByteBuffer.allocate(18).putShort((short) version).putInt((int) callerPid);
+        if (version >= VERSION) {
+            fixed.putInt(stdio).putLong(stdinOffset);
+        }
+        out.write(fixed.array(), 0, fixed.position());
         writeString(out, workingDirectory.toString().getBytes(cs));
         out.writeBytes(ByteBuffer.allocate(4).putInt(args.size()).array());
         for (String a : args) {
@@ -52,17 +67,26 @@ record CallRequest(int version, long callerPid, Path workingDirectory, List<Stri
     }
 
     /**
-     * Decodes a CALL payload. The version is read first and checked by the caller ({@link #VERSION});
+     * Decodes a CALL payload. The version is read first and checked by the caller ({@link #supported});
      * a payload of another version is returned with no working directory and no arguments.
      */
     static CallRequest decode(byte[] payload) throws ProtocolException {
         ByteBuffer b = ByteBuffer.wrap(payload);
         try {
             int version = Short.toUnsignedInt(b.getShort());
-            if (version != VERSION) {
+            if (!supported(version)) {
                 return new CallRequest(version, 0, null, List.of());
             }
             long pid = Integer.toUnsignedLong(b.getInt());
+            int stdio = 0;
+            long stdinOffset = 0;
+            if (version >= VERSION) {
+                stdio = b.getInt();
+                stdinOffset = b.getLong();
+                if (stdinOffset < 0) {
+                    throw new ProtocolException("CALL stdin offset " + stdinOffset + " is negative");
+                }
+            }
             Charset cs = argumentCharset();
             String cwd = readString(b, cs);
             long argc = Integer.toUnsignedLong(b.getInt());
@@ -85,7 +109,7 @@ record CallRequest(int version, long callerPid, Path workingDirectory, List<Stri
             if (!dir.isAbsolute()) {
                 throw new ProtocolException("CALL working directory '" + cwd + "' is not absolute");
             }
-            return new CallRequest(version, pid, dir, args);
+            return new CallRequest(version, pid, stdio, stdinOffset, dir, args);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("CALL payload is truncated");
         }

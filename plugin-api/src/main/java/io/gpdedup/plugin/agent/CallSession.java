@@ -48,7 +48,7 @@ final class CallSession {
                 throw new ProtocolException("expected CALL, got " + first);
             }
             call = CallRequest.decode(frames.payload());
-            if (call.version() != CallRequest.VERSION) {
+            if (!CallRequest.supported(call.version())) {
                 reject(replies, "protocol version " + call.version() + " is not supported (agent speaks " + CallRequest.VERSION + ")");
                 return;
             }
@@ -62,18 +62,20 @@ final class CallSession {
     }
 
     private int execute(CallRequest call, FrameReader frames, FrameWriter replies) throws IOException {
-        CallInput in = new CallInput(frames, replies);
-        FrameOutputStream out = new FrameOutputStream(replies, FrameType.STDOUT, STDOUT_BUFFER);
-        FrameOutputStream errFrames = new FrameOutputStream(replies, FrameType.STDERR, STDERR_BUFFER);
-        PrintStream err = new PrintStream(errFrames, false, StandardCharsets.UTF_8);
         int status;
-        try {
-            status = handler.handle(call, in, out, err);
-        } catch (RuntimeException | Error e) {
-            // The dispatcher reports every failure itself; this is a bug or the JVM in trouble.
-            log.warn(call.command() + " from pid " + call.callerPid() + " failed inside the agent: " + e);
-            err.println("gpdedup host agent: " + call.command() + " failed: " + e);
-            status = 1;
+        PrintStream err = new PrintStream(CallOutput.frames(replies, FrameType.STDERR, STDERR_BUFFER), false, StandardCharsets.UTF_8);
+        // Closed before EXIT: a pipe the agent still held open would keep the caller's reader waiting.
+        try (CallerStdio stdio = new CallerStdio(call)) {
+            CallInput in = new CallInput(frames, replies, stdio);
+            CallOutput out = CallOutput.stdout(replies, stdio, STDOUT_BUFFER);
+            try {
+                status = handler.handle(call, in, out, err);
+            } catch (RuntimeException | Error e) {
+                // The dispatcher reports every failure itself; this is a bug or the JVM in trouble.
+                log.warn(call.command() + " from pid " + call.callerPid() + " failed inside the agent: " + e);
+                err.println("gpdedup host agent: " + call.command() + " failed: " + e);
+                status = 1;
+            }
         }
         err.flush();
         if (err.checkError()) {

@@ -18,8 +18,11 @@ enum FrameType {
     ACCEPTED(0x11, 0),
     /** Agent to launcher, first: the call was refused before it started; payload: UTF-8 reason. */
     REJECTED(0x12, 4096),
-    /** Agent to launcher: the command reads stdin, so the launcher may start relaying it. */
-    STDIN_REQUEST(0x13, 0),
+    /**
+     * Agent to launcher: the command reads stdin, so the launcher may start relaying it. Optional
+     * payload, u64: bytes the agent already read from the caller's stdin directly ({@link CallerStdio}).
+     */
+    STDIN_REQUEST(0x13, 8),
     /** Agent to launcher: bytes for the caller's stdout. */
     STDOUT(0x14, 1 << 20),
     /** Agent to launcher: bytes for the caller's stderr. */

@@ -33,6 +33,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.yaml.snakeyaml.Yaml;
 
 /**
@@ -194,13 +196,19 @@ class LauncherTest {
         return Map.of("GPDEDUP_AGENT", "require");
     }
 
-    @Test
-    void backupAndRestoreGoThroughOneAgent() throws Exception {
+    /** Agent required; {@code direct} "off" makes the launcher relay stdin and stdout itself. */
+    private static Map<String, String> require(String direct) {
+        return Map.of("GPDEDUP_AGENT", "require", "GPDEDUP_AGENT_DIRECT", direct);
+    }
+
+    @ParameterizedTest(name = "direct stdio {0}")
+    @ValueSource(strings = {"on", "off"})
+    void backupAndRestoreGoThroughOneAgent(String direct) throws Exception {
         byte[] data = random(12 << 20, 1);
-        Result b = call(require(), data, "backup_data", config.toString(), KEY + "1");
+        Result b = call(require(direct), data, "backup_data", config.toString(), KEY + "1");
         assertEquals(0, b.status(), b.stderr());
         assertEquals("", b.stderr());
-        Result r = call(require(), new byte[0], "restore_data", config.toString(), KEY + "1");
+        Result r = call(require(direct), new byte[0], "restore_data", config.toString(), KEY + "1");
         assertEquals(0, r.status(), r.stderr());
         assertArrayEquals(data, r.stdout());
         assertEquals("", r.stderr());
@@ -209,14 +217,124 @@ class LauncherTest {
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(run)));
     }
 
-    @Test
-    void relaysTwelveMegabytesBothWaysAtOnce() throws Exception {
+    @ParameterizedTest(name = "direct stdio {0}")
+    @ValueSource(strings = {"on", "off"})
+    void relaysTwelveMegabytesBothWaysAtOnce(String direct) throws Exception {
         writeLaunch(EchoHandler.class.getName(), "echo");
         byte[] data = random(12 << 20, 2);
-        Result r = call(require(), data, "echo", "5");
+        Result r = call(require(direct), data, "echo", "5");
         assertEquals(5, r.status(), r.stderr());
         assertArrayEquals(data, r.stdout());
         assertEquals("echoed " + data.length + " bytes\n", r.stderr());
+    }
+
+    private static void signal(String sig, long pid) throws Exception {
+        Process k = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start();
+        assertEquals(0, k.waitFor(), "kill -" + sig);
+    }
+
+    @Test
+    void theAgentReadsAPipedStdinItselfButOnlyTheLauncherEndsIt() throws Exception {
+        byte[] data = random(8 << 20, 9);
+        Process p = start(require(), "backup_data", config.toString(), KEY + "direct");
+        OutputStream stdin = p.getOutputStream();
+        stdin.write(data, 0, 1 << 20);
+        stdin.flush();
+        awaitPartialFile();
+        signal("STOP", p.pid());
+        try {
+            // 7 MiB more through a 64 KiB pipe: only possible if something besides the stopped launcher reads it.
+            CompletableFuture<Void> rest = CompletableFuture.runAsync(() -> {
+                try (stdin) {
+                    stdin.write(data, 1 << 20, data.length - (1 << 20));
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            rest.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            Thread.sleep(300);
+            assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "direct")),
+                    "the pipe's end is not the end of the call's stdin until the launcher confirms it");
+        } finally {
+            signal("CONT", p.pid());
+        }
+        assertTrue(p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+        assertArrayEquals(data, Files.readAllBytes(TestStorePlugin.objectFile(store, KEY + "direct")));
+    }
+
+    @Test
+    void aKilledLauncherFailsTheCallEvenWhileItsStdinPipeStaysOpen() throws Exception {
+        // The writer (sleep) holds the pipe open and silent: the agent, reading it directly, would wait
+        // forever if it did not watch the launcher itself.
+        String script = "sleep 600 | \"$0\" backup_data \"$1\" \"$2\" & echo $!; wait";
+        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", script, home.resolve("bin").resolve(NAME).toString(), config.toString(),
+                KEY + "watched").directory(tmp.toFile());
+        pb.environment().put("GPDEDUP_AGENT_DIR", run.toString());
+        pb.environment().putAll(require());
+        Process sh = pb.start();
+        try {
+            long launcher = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(sh.getInputStream(),
+                    StandardCharsets.UTF_8)).readLine().trim());
+            awaitPartialFile();
+            signal("KILL", launcher);
+            Path failure = TestStorePlugin.failureFile(store, KEY + "watched");
+            awaitFile(failure);
+            assertTrue(Files.readString(failure).contains("the caller exited"), Files.readString(failure));
+            assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "watched")));
+        } finally {
+            sh.descendants().forEach(ProcessHandle::destroyForcibly);
+            sh.destroyForcibly();
+        }
+    }
+
+    @Test
+    void theAgentWritesAPipedStdoutItself() throws Exception {
+        byte[] data = random(8 << 20, 10);
+        assertEquals(0, call(require(), data, "backup_data", config.toString(), KEY + "out").status());
+        Process p = start(require(), "restore_data", config.toString(), KEY + "out");
+        p.getOutputStream().close();
+        InputStream stdout = p.getInputStream();
+        byte[] got = new byte[data.length];
+        got[0] = (byte) stdout.read();
+        signal("STOP", p.pid());
+        try {
+            CompletableFuture<Integer> rest = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return stdout.readNBytes(got, 1, data.length - 1);
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertEquals(data.length - 1, rest.get(WAIT.toSeconds(), TimeUnit.SECONDS), "all of stdout while the launcher is stopped");
+        } finally {
+            signal("CONT", p.pid());
+        }
+        assertTrue(p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        assertEquals(-1, stdout.read());
+        assertArrayEquals(data, got);
+    }
+
+    @ParameterizedTest(name = "direct stdio {0}")
+    @ValueSource(strings = {"on", "off"})
+    void aFileStdinIsReadFromTheCallersOffsetAndLeftAtItsEnd(String direct) throws Exception {
+        byte[] data = random(3 << 20, 11);
+        Path file = tmp.resolve("stdin.bin");
+        Files.write(file, data);
+        Path after = tmp.resolve("after");
+        // As a shell would: one open file, shared by dd, the plugin and wc, each going on where the last stopped.
+        String script = "{ dd bs=1000 count=1 of=/dev/null 2>/dev/null; \"$0\" backup_data \"$1\" \"$2\"; echo $? > \"$3.status\"; wc -c > \"$3\"; } < \"$4\"";
+        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", script, home.resolve("bin").resolve(NAME).toString(), config.toString(),
+                KEY + "file", after.toString(), file.toString()).directory(tmp.toFile()).redirectErrorStream(true);
+        pb.environment().put("GPDEDUP_AGENT_DIR", run.toString());
+        pb.environment().putAll(require(direct));
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertEquals("0", Files.readString(tmp.resolve("after.status")).trim(), output);
+        assertArrayEquals(java.util.Arrays.copyOfRange(data, 1000, data.length), Files.readAllBytes(TestStorePlugin.objectFile(store, KEY + "file")));
+        assertEquals("0", Files.readString(after).trim(), "the plugin must leave the shared offset at the end of the file");
     }
 
     @Test
