@@ -38,6 +38,11 @@ public final class ByteWindow {
         return permits.tryAcquire(units);
     }
 
+    /** Bytes not taken by any batch now, rounded down to units. */
+    long availableBytes() {
+        return (long) permits.availablePermits() * UNIT;
+    }
+
     void release(int units) {
         permits.release(units);
     }

@@ -22,7 +22,8 @@ import java.util.concurrent.ExecutionException;
  * Writes a recipe's bytes to stdout. Chunk batches are fetched ahead (up to the window) and
  * decoded on the worker pool; each chunk's SHA-256 is checked before any of its bytes is written,
  * so a damaged chunk stops the restore with nothing unverified written. A full restore also checks
- * the stream's SHA-256 at the end; a subset restore fetches only the chunks under its ranges.
+ * the stream's SHA-256 at the end (a damaged recipe); a subset restore fetches only the chunks under
+ * its ranges.
  */
 public final class RestorePipeline {
     private final PipelineSettings settings;
@@ -92,6 +93,9 @@ public final class RestorePipeline {
     private void write(List<Piece> pieces, OutputStream out, MessageDigest streamHash) throws IOException {
         ByteWindow window = settings.window();
         Deque<Fetch> inFlight = new ArrayDeque<>();
+        // The stream hash sees batches in order, chained on the workers as each is decoded, so the
+        // thread that writes stdout does nothing else; it is checked once every byte was written.
+        CompletableFuture<Void> hashed = CompletableFuture.completedFuture(null);
         int next = 0;
         try {
             while (next < pieces.size() || !inFlight.isEmpty()) {
@@ -110,31 +114,56 @@ public final class RestorePipeline {
                     if (inFlight.isEmpty()) {
                         window.acquire(units);
                     }
-                    inFlight.add(fetch(pieces.subList(next, end), units));
+                    Fetch fetched = fetch(pieces.subList(next, end), units);
+                    if (streamHash != null) {
+                        hashed = hashed.thenCombineAsync(fetched.chunks, (v, raw) -> {
+                            for (int i = 0; i < raw.length; i++) {
+                                Piece p = fetched.pieces.get(i);
+                                streamHash.update(raw[i], p.from(), p.to() - p.from());
+                            }
+                            return null;
+                        }, settings.workers());
+                        inFlight.add(fetched.hashedBy(hashed));
+                    } else {
+                        inFlight.add(fetched);
+                    }
                     next = end;
                 }
                 Fetch f = inFlight.poll();
-                byte[][] raw = f.chunks.get();
-                for (int i = 0; i < raw.length; i++) {
-                    Piece p = f.pieces.get(i);
-                    if (streamHash != null) {
-                        streamHash.update(raw[i], p.from(), p.to() - p.from());
+                try {
+                    byte[][] raw = f.chunks.get();
+                    for (int i = 0; i < raw.length; i++) {
+                        Piece p = f.pieces.get(i);
+                        out.write(raw[i], p.from(), p.to() - p.from());
                     }
-                    out.write(raw[i], p.from(), p.to() - p.from());
+                } finally {
+                    // The window counts a batch until it is written and hashed, or has failed.
+                    f.release(window);
                 }
-                window.release(f.units);
             }
+            hashed.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         } catch (ExecutionException e) {
             throw BackupPipeline.unwrap(e.getCause());
         } finally {
-            inFlight.forEach(f -> f.chunks.cancel(false));
+            // The window is the agent's, shared by every call it serves: a failed restore must give back all it took.
+            for (Fetch f : inFlight) {
+                f.chunks.cancel(false);
+                f.release(window);
+            }
         }
     }
 
-    private record Fetch(List<Piece> pieces, CompletableFuture<byte[][]> chunks, int units) {
+    private record Fetch(List<Piece> pieces, CompletableFuture<byte[][]> chunks, int units, CompletableFuture<Void> hashed) {
+        Fetch hashedBy(CompletableFuture<Void> h) {
+            return new Fetch(pieces, chunks, units, h);
+        }
+
+        void release(ByteWindow window) {
+            hashed.whenComplete((v, e) -> window.release(units));
+        }
     }
 
     private Fetch fetch(List<Piece> pieces, int units) {
@@ -143,7 +172,7 @@ public final class RestorePipeline {
             fps[i] = pieces.get(i).chunk().fingerprint();
         }
         CompletableFuture<byte[][]> decoded = client.chunks(fps).thenApplyAsync(stored -> verify(pieces, stored), settings.workers());
-        return new Fetch(pieces, decoded, units);
+        return new Fetch(pieces, decoded, units, CompletableFuture.completedFuture(null));
     }
 
     private static byte[][] verify(List<Piece> pieces, List<StoredChunk> stored) {

@@ -1,0 +1,71 @@
+package io.gpdedup.dedup.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.gpdedup.dedup.chunk.ChunkerParams;
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.codec.ChunkCodec;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.Codec;
+import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.server.StoreConfig;
+import io.gpdedup.store.server.StoreService;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The fetch-ahead window belongs to the process (a host agent serves every call from one), so a
+ * restore that fails must give back every byte of it it took, or the agent's later calls starve.
+ */
+@Timeout(60)
+class RestoreWindowTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFailedRestoreGivesBackTheWholeWindow() throws Exception {
+        StoreConfig cfg = StoreConfig.defaults(dir, Map.of("u", Map.of("b", PasswordHash.create("pw".toCharArray(), 1_000)))).withPort(0);
+        ExecutorService workers = Executors.newFixedThreadPool(2);
+        try (StoreService store = StoreService.start(cfg, StoreService.openEngine(cfg));
+                StoreClient client = StoreClient.connect(ClientSettings.of("127.0.0.1", store.address().getPort(), "u", "b", "pw"))) {
+            ByteWindow window = new ByteWindow(8L << 20);
+            long all = window.availableBytes();
+            PipelineSettings settings = new PipelineSettings(ChunkerParams.DEFAULT, ChunkCodec.of(Codec.NONE, 1), 1 << 20, window, workers);
+            // 64 batches of chunks the store never had: every fetch fails, most while others are in flight.
+            Random r = new Random(7);
+            List<ChunkRef> refs = new ArrayList<>();
+            for (int i = 0; i < 64 * 4; i++) {
+                byte[] fp = new byte[Fingerprint.LENGTH];
+                r.nextBytes(fp);
+                refs.add(new ChunkRef(Fingerprint.of(fp), 256 << 10));
+            }
+            Recipe recipe = new Recipe(refs, 256L * (256 << 10), new byte[Fingerprint.LENGTH]);
+            RestorePipeline restore = new RestorePipeline(settings, client);
+            for (int round = 0; round < 3; round++) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                assertThrows(Exception.class, () -> restore.writeAll(recipe, out));
+                assertEquals(0, out.size(), "nothing unverified written");
+            }
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (window.availableBytes() != all && System.nanoTime() < deadline) {
+                Thread.sleep(10); // releases follow the cancelled fetches
+            }
+            assertEquals(all, window.availableBytes(), "window bytes still held after failed restores");
+        } finally {
+            workers.shutdownNow();
+        }
+    }
+}
