@@ -38,7 +38,7 @@ public final class ModelCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Also write CSV, JSON and PNG charts here.")
     Path out;
 
-    @Option(names = "--fit", description = "Refit the parameters tables A to C cannot determine, each on its one row of D to F, and print them.")
+    @Option(names = "--fit", description = "Solve the profile from tables A to C, fit what they cannot determine (the cluster's per-table costs on table E rows 15 and 17, one appliance request time on table D row 1), print where each value comes from, and model with the result.")
     boolean fit;
 
     @Option(names = "--check", description = "Exit 1 unless every cell of A to C is within 10%% and of D to F within 25%%.")
@@ -63,9 +63,10 @@ public final class ModelCommand implements Callable<Integer> {
         TableMix mix = TableMix.seed003();
         try (Progress progress = quiet ? Progress.quiet() : Progress.start("model", fit ? 2 : 1)) {
             if (fit) {
-                Calibration.fromTablesAToC(profile).table().print(System.out);
+                Calibration.Fitted solved = Calibration.fromTablesAToC(profile);
+                solved.table().print(System.out);
                 System.out.println();
-                Calibration.Fitted fitted = new Calibration(profile, cluster, mix).fit();
+                Calibration.Fitted fitted = new Calibration().fit(solved.profile(), cluster, mix);
                 progress.step(1);
                 profile = fitted.profile();
                 cluster = fitted.cluster();
@@ -92,6 +93,11 @@ public final class ModelCommand implements Callable<Integer> {
         }
         System.out.printf(Locale.ROOT, "worst error: A-C %.1f%% (limit 10%%), D-F %.1f%% (limit 25%%)%n",
                 r.worstError("ABC"), r.worstError("DEF"));
+        List<String> beyond = r.cells().stream()
+                .filter(c -> Math.abs(c.errorPercent()) > ("ABC".contains(c.table()) ? 10 : 25))
+                .map(c -> String.format(Locale.ROOT, "%s %s (%+.1f%%)", c.table(), c.what(), c.errorPercent()))
+                .toList();
+        System.out.println("beyond the limit: " + (beyond.isEmpty() ? "none" : String.join("; ", beyond)));
     }
 
     private static void write(Reproduction r, RunFiles files, Path profile, ApplianceProfile used, Cluster cluster) {
