@@ -2,6 +2,7 @@ package io.gpdedup.store.codec;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
+import com.github.luben.zstd.ZstdDecompressCtx;
 import io.gpdedup.store.engine.Codec;
 import io.gpdedup.store.engine.StoreException;
 import java.util.Arrays;
@@ -31,6 +32,8 @@ public final class ChunkCodec {
      * backup halves the garbage the collector has to walk past the chunks in flight.
      */
     private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(() -> new byte[1][0]);
+    /** A decompression context per thread: the static one-shot call sets one up per chunk (6% of a restore's CPU). */
+    private static final ThreadLocal<ZstdDecompressCtx> ZSTD_DECODER = ThreadLocal.withInitial(ZstdDecompressCtx::new);
 
     private ChunkCodec(Codec codec, int level) {
         this.codec = codec;
@@ -118,14 +121,12 @@ public final class ChunkCodec {
             }
             case ZSTD: {
                 byte[] out = new byte[rawLength];
-                long n;
+                int n;
                 try {
-                    n = Zstd.decompressByteArray(out, 0, rawLength, payload, 0, payloadLength);
+                    n = ZSTD_DECODER.get().decompressByteArray(out, 0, rawLength, payload, 0, payloadLength);
                 } catch (RuntimeException e) {
+                    ZSTD_DECODER.remove(); // a fresh context for the next chunk, whatever state this one was left in
                     throw new StoreException("zstd chunk does not decode to " + rawLength + " bytes: " + e.getMessage());
-                }
-                if (Zstd.isError(n)) {
-                    throw new StoreException("zstd chunk does not decode: " + Zstd.getErrorName(n));
                 }
                 if (n != rawLength) {
                     throw new StoreException("zstd chunk decodes to " + n + " bytes, not " + rawLength);
