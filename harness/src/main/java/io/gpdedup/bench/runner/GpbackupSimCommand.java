@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
                 + "segments; jobs mode makes one backup_data per table per segment, single-data-file mode one stream per segment "
                 + "with a TOC of [start, end) offsets uploaded with backup_file; --restore reads everything back with restore_file "
                 + "and restore_data (checked byte for byte) and, in single-data-file mode, a filtered restore with restore_data_subset.",
-            "Tables: a scaled sample of the seed's database (seed003: 31,200 tables, 5% large, 28% empty) or a FILE of lines "
+            "Tables: a scaled sample of the seed's database (seed003: 31,200 tables, 5%% large, 28%% empty) or a FILE of lines "
                 + "'<oid> <size>' (e.g. '16384 2GB'). Sizes are in reference units; speed = table data / wall time, as published. "
                 + "Each phase is compared with the model run on the same small cluster and tables; the published (cluster-scale) "
                 + "row of the same kind is shown for context."})
