@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.e2e.fixture.Dist;
+import io.gpdedup.e2e.fixture.HostAgents;
 import io.gpdedup.e2e.fixture.StoreProcess;
 import java.io.IOException;
 import java.io.InputStream;
@@ -114,7 +115,7 @@ class CrashRunTest {
                 if (mode == 1) {
                     launchers.get(random.nextInt(launchers.size())).destroyForcibly();
                     launcherKills++;
-                } else if (mode == 2 && killAgents(agentDir) > 0) {
+                } else if (mode == 2 && HostAgents.kill(agentDir) > 0) {
                     agentKills++;
                 }
                 Thread.sleep(killAfterMs - killAfterMs / 2);
@@ -154,7 +155,7 @@ class CrashRunTest {
         } finally {
             store.destroy();
             store.waitFor(60, TimeUnit.SECONDS);
-            killAgents(agentDir);
+            HostAgents.kill(agentDir);
             pool.shutdownNow();
         }
         Totals t = new Totals(KILLS, KILLS, launcherKills, agentKills, acknowledged.size(), absent, completeUnacked, bytesVerified);
@@ -252,19 +253,5 @@ class CrashRunTest {
             System.out.println("verify said: " + out);
         }
         return p.exitValue();
-    }
-
-    /** SIGKILL to this test's host agents: only JVMs whose command line names our agent directory. */
-    private static int killAgents(Path agentDir) {
-        String marker = agentDir.toString() + "/";
-        int[] killed = {0};
-        ProcessHandle.allProcesses()
-                .filter(h -> h.info().commandLine().map(c -> c.contains("io.gpdedup.plugin.agent.HostAgent") && c.contains(marker)).orElse(false))
-                .forEach(h -> {
-                    if (h.destroyForcibly()) {
-                        killed[0]++;
-                    }
-                });
-        return killed[0];
     }
 }

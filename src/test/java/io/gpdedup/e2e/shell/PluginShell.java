@@ -22,11 +22,21 @@ public final class PluginShell {
     private final Path executable;
     private final Path workDir;
     private final Path home;
+    private final Map<String, String> environment;
 
     public PluginShell(Path executable, Path workDir, Path home) {
+        this(executable, workDir, home, Map.of());
+    }
+
+    /**
+     * With variables added to the minimal environment, e.g. {@code GPDEDUP_AGENT_DIR}, so a test's
+     * host agent (and its log) is its own.
+     */
+    public PluginShell(Path executable, Path workDir, Path home, Map<String, String> environment) {
         this.executable = executable;
         this.workDir = workDir;
         this.home = home;
+        this.environment = Map.copyOf(environment);
         requireShellSafe(executable.toString());
         requireShellSafe(workDir.toString());
     }
@@ -71,6 +81,7 @@ public final class PluginShell {
         env.clear();
         env.put("PATH", PATH);
         env.put("HOME", home.toString());
+        env.putAll(environment);
         pb.directory(workDir.toFile());
         try {
             return new RunningCall(commandLine, pb.start(), stdoutSink);

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.gpdedup.store.engine.PutVerification;
@@ -20,10 +21,13 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * Reads the server's YAML config strictly: an unknown or repeated key, a wrong type or a bad
- * value is an error that names the file, the key and, where the parser knows it, the line.
+ * value is an error that names the file, the key and, where the parser knows it, the line, and never
+ * quotes the file's text (it holds password hashes).
  */
 public final class ConfigLoader {
     private ConfigLoader() {
@@ -162,10 +166,61 @@ public final class ConfigLoader {
             throw new ConfigException("config " + source + where(e.getLocation()) + ": unknown key '" + e.getPropertyName()
                     + "' at " + path(e) + " (known keys there: " + known + ")");
         } catch (JsonMappingException e) {
-            throw new ConfigException("config " + source + where(e.getLocation()) + ": " + path(e) + ": " + e.getOriginalMessage());
+            throw new ConfigException("config " + source + where(e.getLocation()) + ": " + path(e) + ": " + mismatch(e));
         } catch (JsonProcessingException e) {
-            throw new ConfigException("config " + source + where(e.getLocation()) + ": " + e.getOriginalMessage());
+            throw new ConfigException("config " + source + syntaxError(e));
         }
+    }
+
+    /*
+     * The parsers' own messages quote the offending text, and in this file that text is often a
+     * password hash (a stray quote, a colon or a bad indent on a users line): stderr and the
+     * service journal must never hold one, so the messages below are rebuilt from what the
+     * exceptions tell apart, never from the config's text.
+     */
+
+    private static String mismatch(JsonMappingException e) {
+        if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
+            return "expected " + expected(m.getTargetType());
+        }
+        return "not a valid value here";
+    }
+
+    private static String expected(Class<?> type) {
+        if (type == Integer.class || type == Long.class || type == int.class || type == long.class) {
+            return "a whole number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class) {
+            return "a single value, not a list or mapping";
+        }
+        if (type == UnitFile.class) {
+            return "a mapping with 'users'";
+        }
+        if (Map.class.isAssignableFrom(type) || type == ConfigFile.class) {
+            return "a mapping of keys to values";
+        }
+        return "another type of value";
+    }
+
+    private static String syntaxError(JsonProcessingException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof MarkedYAMLException y) {
+                // context and problem are the parser's fixed phrases; the marks carry the quoted snippets.
+                String context = y.getContext() == null ? "" : " (" + y.getContext() + mark(" from", y.getContextMark()) + ")";
+                return mark(",", y.getProblemMark()) + ": not valid YAML: " + y.getProblem() + context;
+            }
+        }
+        // Jackson's own syntax errors ("Duplicate field 'x'") name keys only; their later lines may quote the source.
+        String message = e.getOriginalMessage() == null ? "not valid YAML" : e.getOriginalMessage();
+        int nl = message.indexOf('\n');
+        return where(e.getLocation()) + ": " + (nl < 0 ? message : message.substring(0, nl));
+    }
+
+    private static String mark(String prefix, Mark mark) {
+        return mark == null ? "" : prefix + " line " + (mark.getLine() + 1) + " column " + (mark.getColumn() + 1);
     }
 
     private static String where(JsonLocation loc) {

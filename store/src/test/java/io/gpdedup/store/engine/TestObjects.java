@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.LongAdder;
 import net.jpountz.lz4.LZ4Factory;
 
 /** Test helpers: back up a byte array the way the plugin would, and restore it. */
@@ -47,7 +48,20 @@ final class TestObjects {
         }
     }
 
+    /** As {@link #backup}, adding to {@code deduplicated} the chunks the unit already had. */
+    static Recipe backup(StorageUnit unit, String name, byte[] data, int chunkSize, Codec codec, LongAdder deduplicated) {
+        try (BackupLease lease = unit.beginBackup()) {
+            Recipe recipe = upload(lease, data, chunkSize, codec, deduplicated);
+            lease.commit(name, recipe).join();
+            return recipe;
+        }
+    }
+
     static Recipe upload(BackupLease lease, byte[] data, int chunkSize, Codec codec) {
+        return upload(lease, data, chunkSize, codec, new LongAdder());
+    }
+
+    private static Recipe upload(BackupLease lease, byte[] data, int chunkSize, Codec codec, LongAdder deduplicated) {
         List<byte[]> chunks = new ArrayList<>();
         for (int off = 0; off < data.length; off += chunkSize) {
             chunks.add(Arrays.copyOfRange(data, off, Math.min(data.length, off + chunkSize)));
@@ -63,6 +77,8 @@ final class TestObjects {
             if (missing[i]) {
                 byte[] raw = chunks.get(i);
                 lease.put(fps[i], codec, raw.length, encode(codec, raw));
+            } else {
+                deduplicated.increment();
             }
         }
         return new Recipe(refs, data.length, sha256(data));

@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.store.engine.PutVerification;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import io.gpdedup.store.engine.PutVerification;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ConfigLoaderTest {
     private static final String HASH = PasswordHash.create("pw".toCharArray(), 1_000).encoded();
@@ -125,6 +128,35 @@ class ConfigLoaderTest {
         assertTrue(badHash.getMessage().contains("units.u.users.a") && badHash.getMessage().contains("hash-password"), badHash.getMessage());
         assertFalse(badHash.getMessage().contains("plaintext"), "does not echo what may be a password");
         assertTrue(assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse("", "t.yaml", BASE)).getMessage().contains("empty"));
+    }
+
+    /** Each a users line an operator could get wrong; the message goes to stderr and the journal. */
+    @ParameterizedTest
+    @ValueSource(strings = {"a: \"%s", "a: [%s", "a: %s: x", "a: {k: %s}", "a:\n        - %s", "a: !!binary %s",
+        "a: %s\n\tb: 1", "a: %s\n   b: 1", "a: %s\n      a: %s"})
+    void aMalformedUsersLineNeverEchoesTheHash(String line) {
+        String[] parts = HASH.split("\\$");
+        String config = "port: 1\nunits:\n  u:\n    users:\n      " + line.replace("%s", HASH) + "\n";
+        ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse(config, "t.yaml", BASE));
+        assertTrue(e.getMessage().contains("line "), "still says where: " + e.getMessage());
+        for (String secret : List.of(parts[2], parts[3])) {
+            for (int i = 0; i + 8 <= secret.length(); i++) {
+                assertFalse(e.getMessage().contains(secret.substring(i, i + 8)), "echoes part of the hash: " + e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void wrongTypesSayWhatWasExpected() {
+        String units = "units: {u: {users: {a: '" + HASH + "'}}}\n";
+        assertTrue(assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse("port: many\n" + units, "t.yaml", BASE))
+                .getMessage().endsWith("port: expected a whole number"));
+        assertTrue(assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse("tls-required: maybe\n" + units, "t.yaml", BASE))
+                .getMessage().endsWith("tls-required: expected true or false"));
+        String usersIsAHash = assertThrows(ConfigLoader.ConfigException.class,
+                () -> ConfigLoader.parse("units: {u: {users: '" + HASH + "'}}\n", "t.yaml", BASE)).getMessage();
+        assertTrue(usersIsAHash.endsWith("units.u.users: expected a mapping of keys to values"), usersIsAHash);
+        assertFalse(usersIsAHash.contains(HASH.substring(HASH.lastIndexOf('$'))), "the hash in the wrong place is not echoed: " + usersIsAHash);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,7 +14,9 @@ import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreServerException;
 import io.gpdedup.store.engine.ChunkRef;
 import io.gpdedup.store.engine.Codec;
+import io.gpdedup.store.engine.GcReport;
 import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.engine.VerifyReport;
 import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.protocol.ErrorCode;
 import java.nio.charset.StandardCharsets;
@@ -86,9 +89,15 @@ class StoreAuthTest {
                 assertTrue(s.missing(new Fingerprint[] {fp}).join()[0], "unit B does not see unit A's chunks");
             }
             assertEquals(0, b.stats().objects());
+            // B's collector and verifier work on B's unit alone: A's chunk is neither seen nor reclaimed.
+            GcReport gc = b.gc();
+            assertEquals(0, gc.chunksBefore(), gc.toString());
+            VerifyReport verify = b.verify();
+            assertEquals(0, verify.chunksChecked() + verify.objectsChecked(), verify.toString());
 
             assertEquals(1, a.list("").size());
             assertEquals(raw.length, a.stats().logicalBytes());
+            assertArrayEquals(raw, a.chunks(new Fingerprint[] {fp}).join().get(0).payload(), "A's chunk survives B's gc");
         }
     }
 }

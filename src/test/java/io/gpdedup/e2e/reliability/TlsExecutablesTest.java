@@ -1,0 +1,105 @@
+package io.gpdedup.e2e.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.e2e.data.SeededBytes;
+import io.gpdedup.e2e.fixture.Dist;
+import io.gpdedup.e2e.fixture.HostAgents;
+import io.gpdedup.e2e.fixture.StoreProcess;
+import io.gpdedup.e2e.shell.CallResult;
+import io.gpdedup.e2e.shell.PluginShell;
+import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.engine.ObjectInfo;
+import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.tls.ClientTls;
+import io.gpdedup.store.tls.SelfSignedCertificate;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * TLS through the real executables: {@code dist/bin/gpdedup-store} with {@code tls-cert},
+ * {@code tls-key} and {@code tls-required: true} (certificate made with the JDK's keytool), and
+ * {@code dist/bin/gpbackup_dedup_plugin} (native launcher, host agent) with {@code tls: "on"} and
+ * {@code tls_ca_file}. A plugin without TLS, or one that does not trust the certificate, fails
+ * with a message saying why, a non-zero exit and nothing on stdout, and nothing of its backup is
+ * stored.
+ */
+@Timeout(300)
+class TlsExecutablesTest {
+    private static final String PASSWORD = "tls-test-password";
+    private static final String BASE = "/data/gpseg0/backups/20261123/20261123130000/gpbackup_0_20261123130000_";
+
+    @TempDir
+    Path dir;
+    private SelfSignedCertificate cert;
+    private StoreProcess store;
+    private PluginShell plugin;
+    private Path agentDir;
+
+    @BeforeEach
+    void start() throws Exception {
+        cert = SelfSignedCertificate.generate(dir.resolve("tls"));
+        Path home = dir.resolve("store-home");
+        Files.createDirectories(home.resolve(".gpdedup"));
+        Files.writeString(home.resolve(".gpdedup").resolve("store.yaml"), "data-dir: data\ntls-cert: " + cert.certFile() + "\ntls-key: "
+                + cert.keyFile() + "\ntls-required: true\nunits:\n  prod:\n    users:\n      backup: "
+                + PasswordHash.create(PASSWORD.toCharArray(), 1_000).encoded() + "\n");
+        store = StoreProcess.start(home);
+        agentDir = dir.resolve("agent");
+        plugin = new PluginShell(Dist.executable("gpbackup_dedup_plugin"), Files.createDirectories(dir.resolve("cwd")),
+                Files.createDirectories(dir.resolve("home")), Map.of("GPDEDUP_AGENT_DIR", agentDir.toString()));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        try {
+            store.close();
+        } finally {
+            HostAgents.kill(agentDir);
+        }
+    }
+
+    private Path config(String name, String tlsOptions) throws IOException {
+        return Files.writeString(dir.resolve(name + ".yaml"), "executablepath: " + Dist.executable("gpbackup_dedup_plugin") + "\noptions:\n"
+                + "  hostname: 127.0.0.1\n  port: \"" + store.port() + "\"\n  username: backup\n  password: " + PASSWORD + "\n"
+                + "  storage_unit: prod\n  directory: cluster1\n  log_directory: " + dir.resolve("logs") + "\n" + tlsOptions);
+    }
+
+    @Test
+    void tlsPluginBacksUpAndRestoresAndOthersAreRefused() throws Exception {
+        Path tls = config("tls", "  tls: \"on\"\n  tls_ca_file: " + cert.certFile() + "\n");
+        byte[] data = SeededBytes.array(11, 3_000_000);
+        plugin.run(new ByteArrayInputStream(data), "backup_data", tls.toString(), BASE + "1").assertSucceeded();
+        CallResult restored = plugin.run("restore_data", tls.toString(), BASE + "1").assertSucceeded();
+        assertArrayEquals(data, restored.stdout(), "restore over TLS");
+
+        CallResult plain = plugin.run(new ByteArrayInputStream(data), "backup_data", config("plain", "").toString(), BASE + "2").assertFailed();
+        assertTrue(plain.stderr().contains("this gpdedup-store requires TLS"), plain.toString());
+        // Trusting only the JDK's CAs: the self-signed certificate must not pass.
+        CallResult untrusted = plugin.run(new ByteArrayInputStream(data), "backup_data", config("untrusted", "  tls: \"on\"\n").toString(), BASE + "3")
+                .assertFailed();
+        assertTrue(untrusted.stderr().contains("TLS handshake with gpdedup-store at 127.0.0.1:" + store.port() + " failed"), untrusted.toString());
+
+        plugin.run("restore_data", tls.toString(), BASE + "2").assertFailed();
+        plugin.run("restore_data", tls.toString(), BASE + "3").assertFailed();
+        ClientSettings admin = ClientSettings.of("127.0.0.1", store.port(), "prod", "backup", PASSWORD).withTls(ClientTls.trusting(cert.certFile()));
+        try (StoreClient client = StoreClient.connect(admin)) {
+            List<ObjectInfo> objects = client.list("cluster1/");
+            assertEquals(List.of("cluster1/backups/20261123/20261123130000/gpbackup_0_20261123130000_1"),
+                    objects.stream().map(ObjectInfo::name).toList(), "only the TLS backup is stored");
+            assertEquals(data.length, objects.get(0).length());
+        }
+    }
+}
