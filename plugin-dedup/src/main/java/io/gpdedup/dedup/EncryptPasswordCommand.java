@@ -12,7 +12,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.List;
 
 /**
@@ -34,8 +33,9 @@ final class EncryptPasswordCommand implements ExtraCommand {
     }
 
     @Override
-    public void run(PluginOptions options, PluginLog log, List<String> args, InputStream stdin, PrintStream out) throws IOException {
-        String secret = secretFrom(Paths.get(args.get(0)));
+    public void run(PluginOptions options, PluginLog log, List<String> args, Path workingDirectory, InputStream stdin, PrintStream out)
+            throws IOException {
+        String secret = secretFrom(ExtraCommand.path(workingDirectory, args.get(0)));
         BufferedReader in = new BufferedReader(new InputStreamReader(stdin, StandardCharsets.UTF_8));
         String password = in.readLine();
         if (password == null || password.isEmpty()) {

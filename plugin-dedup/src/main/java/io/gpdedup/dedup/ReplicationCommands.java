@@ -8,6 +8,7 @@ import io.gpdedup.plugin.api.PluginOptions;
 import io.gpdedup.store.client.StoreClient;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -83,7 +84,7 @@ final class ReplicationCommands {
             }
 
             @Override
-            public void run(PluginOptions options, PluginLog log, List<String> args, InputStream in, PrintStream out) {
+            public void run(PluginOptions options, PluginLog log, List<String> args, Path workingDirectory, InputStream in, PrintStream out) {
                 action.run(DedupOptions.from(options, DedupPlugin.NAME), BackupTimestamp.parse(args.get(0)), log, out);
             }
         };

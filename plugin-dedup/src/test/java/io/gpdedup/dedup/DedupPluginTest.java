@@ -237,6 +237,15 @@ class DedupPluginTest {
                 cfg.toString(), encryptFile.toString());
         assertEquals(0, enc.status(), enc.err());
         assertEquals(StoreServer.PASSWORD, PasswordCipher.decrypt(new String(enc.out(), StandardCharsets.UTF_8).trim(), secret));
+
+        // As the host agent runs it for a caller in dir: "./.encrypt" is the caller's, not the agent's.
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = new CommandDispatcher(plugin).run(new String[] {"encrypt_password", cfg.getFileName().toString(), ".encrypt"}, dir,
+                io.gpdedup.plugin.api.PluginConfig::load, new ByteArrayInputStream((StoreServer.PASSWORD + "\n").getBytes(StandardCharsets.UTF_8)),
+                out, new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
+        assertEquals(StoreServer.PASSWORD, PasswordCipher.decrypt(out.toString(StandardCharsets.UTF_8).trim(), secret));
     }
 
     @Test

@@ -7,7 +7,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.List;
@@ -98,7 +97,7 @@ public final class CommandDispatcher {
         ExtraCommand extra = plugin.extraCommands().get(command);
         if (extra != null) {
             PrintStream ps = new PrintStream(out, false, "UTF-8");
-            extra.run(options, log, a, in, ps);
+            extra.run(options, log, a, cwd, in, ps);
             ps.flush();
             return "done";
         }
@@ -199,7 +198,7 @@ public final class CommandDispatcher {
     }
 
     private static Path path(Path cwd, String arg) {
-        return cwd == null ? Paths.get(arg) : cwd.resolve(arg);
+        return ExtraCommand.path(cwd, arg);
     }
 
     private int fail(PrintStream err, PluginLog log, String command, String message) {
