@@ -33,8 +33,8 @@ final class StoreConnections {
         try {
             return StoreClient.connect(settings);
         } catch (StoreAuthException e) {
-            throw new PluginException("gpdedup-store at " + settings.host() + ":" + settings.port() + " refused user '" + settings.user()
-                    + "' for storage unit '" + settings.unit() + "': " + e.getMessage());
+            // The client's message already names the store, the user and the unit.
+            throw new PluginException(e.getMessage() + " (check options username, password and storage_unit)");
         } catch (StoreConnectException e) {
             throw new PluginException("cannot reach gpdedup-store at " + settings.host() + ":" + settings.port() + ": " + e.getMessage());
         } catch (StoreClientException e) {
