@@ -107,7 +107,10 @@ class CrashRunTest {
                     Backup withSha = new Backup(b.key(), b.seed(), b.length(), sha(data));
                     Process p = plugin(agentDir, "backup_data", cfg.toString(), b.key());
                     launchers.add(p);
-                    calls.add(pool.submit(() -> feed(p, data, withSha)));
+                    // Paced like a table COPY, so that most streams are still open when the kills come:
+                    // fed as fast as the pipe takes them, they end in a few ms and nothing is interrupted.
+                    long spreadMs = 500 + random.nextInt(3500);
+                    calls.add(pool.submit(() -> feed(p, data, withSha, spreadMs)));
                 }
                 int killAfterMs = 200 + random.nextInt(2500);
                 int mode = round % 3; // 0: store only; 1: also one launcher; 2: also the agent
@@ -161,6 +164,7 @@ class CrashRunTest {
         Totals t = new Totals(KILLS, KILLS, launcherKills, agentKills, acknowledged.size(), absent, completeUnacked, bytesVerified);
         System.out.println("crash run: " + t);
         assertTrue(acknowledged.size() > 0, "no backup finished at all: the kills came too early to test anything");
+        assertTrue(absent + completeUnacked > 0, "every backup finished before its kill: the run interrupted nothing");
     }
 
     private Process startStore(Path home) throws IOException, InterruptedException {
@@ -197,12 +201,16 @@ class CrashRunTest {
         return pb.start();
     }
 
-    private static Outcome feed(Process p, byte[] data, Backup b) throws InterruptedException {
+    private static Outcome feed(Process p, byte[] data, Backup b, long spreadMs) throws InterruptedException {
         CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
         CompletableFuture.runAsync(() -> drain(p.getInputStream()));
+        int pieces = Math.max(1, (data.length + (1 << 16) - 1) >> 16);
+        long pauseNanos = spreadMs * 1_000_000L / pieces;
         try (OutputStream in = p.getOutputStream()) {
             for (int off = 0; off < data.length; off += 1 << 16) {
                 in.write(data, off, Math.min(1 << 16, data.length - off));
+                in.flush();
+                java.util.concurrent.locks.LockSupport.parkNanos(pauseNanos);
             }
         } catch (IOException plugInDied) {
             // its exit code tells
