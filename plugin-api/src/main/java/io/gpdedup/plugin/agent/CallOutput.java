@@ -28,7 +28,11 @@ final class CallOutput extends OutputStream {
     }
 
     static CallOutput frames(FrameWriter frames, FrameType type, int bufferBytes) {
-        return new CallOutput((b, off, len) -> frames.write(type, b, off, len), Math.min(bufferBytes, type.maxLength));
+        return new CallOutput(frameSink(frames, type), Math.min(bufferBytes, type.maxLength));
+    }
+
+    private static Sink frameSink(FrameWriter frames, FrameType type) {
+        return (b, off, len) -> frames.write(type, b, off, len);
     }
 
     /**
@@ -40,7 +44,7 @@ final class CallOutput extends OutputStream {
         return new CallOutput((b, off, len) -> {
             if (chosen[0] == null) {
                 FileChannel pipe = stdio.openStdout();
-                chosen[0] = pipe == null ? (x, o, l) -> frames.write(FrameType.STDOUT, x, o, l) : (x, o, l) -> writeFully(pipe, stdio, x, o, l);
+                chosen[0] = pipe == null ? frameSink(frames, FrameType.STDOUT) : (x, o, l) -> writeFully(pipe, stdio, x, o, l);
             }
             chosen[0].send(b, off, len);
         }, Math.min(bufferBytes, FrameType.STDOUT.maxLength));

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.gpdedup.plugin.api.fuzz.Allocation;
-import io.gpdedup.plugin.api.fuzz.Mutator;
+import io.gpdedup.testsupport.Mutator;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;

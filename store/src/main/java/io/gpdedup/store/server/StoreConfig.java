@@ -123,10 +123,6 @@ public record StoreConfig(
         return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut);
     }
 
-    public StoreConfig withVerifyOnPut(PutVerification v) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, v);
-    }
-
     @Override
     public String toString() {
         // Hashes are secrets too (offline guessing): show only who may log in.

@@ -14,6 +14,7 @@ import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.server.StoreFixture;
+import io.gpdedup.testsupport.Mutator;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;

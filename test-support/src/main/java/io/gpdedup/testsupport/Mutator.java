@@ -1,4 +1,4 @@
-package io.gpdedup.plugin.api.fuzz;
+package io.gpdedup.testsupport;
 
 import java.util.Arrays;
 import java.util.List;
