@@ -1,6 +1,5 @@
 package io.gpdedup.plugin.agent;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -59,7 +58,7 @@ final class CallInput extends InputStream {
                 requested = true;
                 direct = stdio.openStdin();
                 if (direct == null) {
-                    replies.write(FrameType.STDIN_REQUEST);
+                    requestStdin(new byte[0]);
                 }
             }
             if (direct != null) {
@@ -69,7 +68,7 @@ final class CallInput extends InputStream {
                 }
             }
             while (frames.remaining() == 0) {
-                FrameType t = frames.next();
+                FrameType t = connectionLostIsIncomplete(frames::next);
                 if (t == null) {
                     throw incomplete("connection closed");
                 }
@@ -80,15 +79,13 @@ final class CallInput extends InputStream {
                         eof = true;
                         return -1;
                     case STDIN_ABORT:
-                        throw new IOException("reading the caller's stdin failed: " + new String(frames.payload(), StandardCharsets.UTF_8));
+                        throw new IOException("reading the caller's stdin failed: "
+                                + new String(connectionLostIsIncomplete(frames::payload), StandardCharsets.UTF_8));
                     default:
                         throw new ProtocolException("unexpected " + t + " frame while reading stdin");
                 }
             }
-            return frames.read(b, off, len);
-        } catch (EOFException e) {
-            failure = incomplete(e.getMessage());
-            throw failure;
+            return connectionLostIsIncomplete(() -> frames.read(b, off, len));
         } catch (IOException e) {
             failure = e;
             throw e;
@@ -111,14 +108,36 @@ final class CallInput extends InputStream {
         }
         stdio.release(direct);
         direct = null;
+        // A killed launcher's pipe ends too (its writer may close it when the launcher dies): only a
+        // launcher that is still there can say the end was the real one.
+        requestStdin(ByteBuffer.allocate(8).putLong(directBytes).array());
+        return 0;
+    }
+
+    private void requestStdin(byte[] payload) throws IOException {
         try {
-            replies.write(FrameType.STDIN_REQUEST, ByteBuffer.allocate(8).putLong(directBytes).array());
+            replies.write(FrameType.STDIN_REQUEST, payload);
         } catch (IOException e) {
-            // A killed launcher's pipe ends too (its writer may close it when the launcher dies): only
-            // a launcher that is still there can say the end was the real one.
             throw incomplete("the launcher is gone: " + e.getMessage());
         }
-        return 0;
+    }
+
+    private interface FrameCall<T> {
+        T call() throws IOException;
+    }
+
+    /**
+     * A connection that ends or breaks (closed, reset, cut inside a frame) while stdin is awaited means
+     * the launcher died before STDIN_EOF, however the socket reports it; a protocol error stays one.
+     */
+    private static <T> T connectionLostIsIncomplete(FrameCall<T> c) throws IOException {
+        try {
+            return c.call();
+        } catch (ProtocolException e) {
+            throw e;
+        } catch (IOException e) {
+            throw incomplete(e.getMessage());
+        }
     }
 
     private static IOException incomplete(String how) {
