@@ -15,14 +15,17 @@ import io.gpdedup.plugin.api.RemoteName;
 import io.gpdedup.plugin.api.StorageBackend;
 import io.gpdedup.plugin.api.StoredData;
 import io.gpdedup.store.client.BackupSession;
+import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
 import io.gpdedup.store.engine.ObjectInfo;
 import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.protocol.ReplicaTarget;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -35,17 +38,14 @@ final class DedupBackend implements StorageBackend {
     private final DedupOptions options;
     private final StoreConnections connections;
     private final ChunkingFreeze freeze;
-    private final ReplicationCommands replication;
     private final PipelineSettings pipeline;
     private final PluginLog log;
     private StoreClient client;
 
-    DedupBackend(DedupOptions options, StoreConnections connections, ChunkingFreeze freeze, ReplicationCommands replication,
-            PipelineSettings pipeline, PluginLog log) {
+    DedupBackend(DedupOptions options, StoreConnections connections, ChunkingFreeze freeze, PipelineSettings pipeline, PluginLog log) {
         this.options = options;
         this.connections = connections;
         this.freeze = freeze;
-        this.replication = replication;
         this.pipeline = pipeline;
         this.log = log;
     }
@@ -70,19 +70,60 @@ final class DedupBackend implements StorageBackend {
             if (hook.isBackup()) {
                 freeze.check(client(), options.chunking());
             }
-        } else if (hook.isBackup() && options.replication() && hook.scope() == HookScope.COORDINATOR) {
-            // gpbackup runs the coordinator's cleanup once, after every file of the backup is
-            // stored (its config and report included): the moment to copy the whole backup.
-            BackupTimestamp ts = timestampOf(hook.localBackupDirectory());
-            Replicator.Result r = replication.replicate(options, ts);
-            log.info("replicated backup " + ts + ": " + r.objects() + " objects, " + r.chunksSent() + " of " + r.chunks()
-                    + " chunks sent (" + r.bytesSent() + " bytes)");
+        } else if (hook.isBackup() && hook.scope() == HookScope.COORDINATOR && options.replication().isPresent()) {
+            // gpbackup runs the coordinator's cleanup once, after its report is stored; also after a
+            // failed backup, and a failed cleanup would fail a good backup. So: never throw here.
+            try {
+                queueReplication(hook.localBackupDirectory(), options.replication().get());
+            } catch (RuntimeException e) {
+                log.warning("replication not queued: " + (e.getMessage() == null ? "unexpected failure" : e.getMessage()));
+            }
+        }
+    }
+
+    /**
+     * Asks the store to copy the backup just taken to the remote in the background, if gpbackup's
+     * report says it succeeded. Whatever goes wrong is a warning in the log, not a failed hook:
+     * the backup is good either way, and replicate_backup can copy it later.
+     */
+    private void queueReplication(Path backupDirectory, DedupOptions.Remote remote) {
+        BackupTimestamp ts;
+        try {
+            ts = timestampOf(backupDirectory);
+        } catch (PluginException e) {
+            log.warning("replication: " + e.getMessage() + ": nothing queued");
+            return;
+        }
+        Optional<String> status;
+        try {
+            status = BackupReport.status(backupDirectory, ts);
+        } catch (IOException e) {
+            log.warning("backup " + ts + " not replicated: cannot read its report " + BackupReport.file(backupDirectory, ts) + ": " + e.getMessage());
+            return;
+        }
+        if (status.isEmpty()) {
+            log.warning("backup " + ts + " not replicated: no backup status in " + BackupReport.file(backupDirectory, ts)
+                    + " (gpbackup writes it when the backup ends)");
+            return;
+        }
+        if (!status.get().equals(BackupReport.SUCCESS)) {
+            log.info("backup " + ts + " not replicated: its report says " + status.get());
+            return;
+        }
+        ClientSettings to = remote.store();
+        ReplicaTarget target = new ReplicaTarget(to.host(), to.port(), to.unit(), to.user(), Replicator.backupPrefix(remote.directory(), ts));
+        try {
+            long job = client().replicate(Replicator.backupPrefix(options.directory(), ts), target, to.password());
+            log.info("backup " + ts + " queued for replication to " + target + " as job " + job + " of gpdedup-store at "
+                    + options.store().host() + ":" + options.store().port());
+        } catch (PluginException | StoreClientException e) {
+            log.warning("backup " + ts + " not queued for replication: " + e.getMessage() + " (copy it with replicate_backup)");
         }
     }
 
     /** gpbackup's backup directory ends in {@code backups/<YYYYMMDD>/<timestamp>}. */
-    private static BackupTimestamp timestampOf(java.nio.file.Path backupDirectory) {
-        java.nio.file.Path last = backupDirectory.getFileName();
+    private static BackupTimestamp timestampOf(Path backupDirectory) {
+        Path last = backupDirectory.getFileName();
         if (last == null) {
             throw new PluginException("cannot tell the backup timestamp from directory " + backupDirectory);
         }

@@ -13,10 +13,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
-/** The options of gpbackup_dedup_plugin, in the style of the appliance plugins, read into typed values. */
-record DedupOptions(ClientSettings store, String directory, boolean restoreSubset, ChunkCodec codec, ChunkerParams chunking,
-        boolean replication, Optional<Remote> remote) {
-    /** The second store of {@code replication}: where replicate_backup copies a backup to. */
+/**
+ * The options of gpbackup_dedup_plugin, in the style of the appliance plugins, read into typed values.
+ *
+ * @param replication the remote store each completed backup is copied to, when {@code replication} is "on"
+ */
+record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, ChunkerParams chunking, Optional<Remote> replication) {
+    /** The second store: where replication and replicate_backup copy a backup to. */
     record Remote(ClientSettings store, String directory) {
     }
 
@@ -43,6 +46,7 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
     static final String REMOTE_PASSWORD_ENCRYPTION = "remote_password_encryption";
     static final String REMOTE_STORAGE_UNIT = "remote_storage_unit";
     static final String REMOTE_DIRECTORY = "remote_directory";
+    private static final List<String> REMOTE_REQUIRED = List.of(REMOTE_HOSTNAME, REMOTE_USERNAME, REMOTE_PASSWORD, REMOTE_STORAGE_UNIT);
 
     static List<OptionSpec> specs() {
         return List.of(
@@ -54,7 +58,8 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
                         "\"on\": password is encrypted with the key gpbackup reads from the coordinator's .encrypt file"),
                 OptionSpec.required(STORAGE_UNIT, OptionSpec.Type.STRING, "storage unit on the store"),
                 OptionSpec.required(DIRECTORY, OptionSpec.Type.STRING, "directory inside the storage unit for this cluster's backups"),
-                OptionSpec.optional(RESTORE_SUBSET, OptionSpec.Type.ON_OFF, "on", "let gprestore fetch only the tables it restores"),
+                OptionSpec.optional(RESTORE_SUBSET, OptionSpec.Type.ON_OFF, "off",
+                        "\"on\": gprestore fetches only the tables a filtered restore needs (gprestore reads this option itself)"),
                 OptionSpec.choice(COMPRESSION, "zstd", List.of("zstd", "lz4", "none"), "codec for chunks the store lacks"),
                 OptionSpec.optional(COMPRESSION_LEVEL, OptionSpec.Type.INTEGER, "1", "zstd level (1 fastest .. 19 smallest)"),
                 OptionSpec.optional(CHUNK_MIN, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.minSize()), "smallest chunk"),
@@ -64,7 +69,7 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
                 OptionSpec.optional(TLS_CA_FILE, OptionSpec.Type.ABSOLUTE_PATH, null,
                         "tls: PEM file of the CA or server certificate to trust (default: the JDK's trusted CAs)"),
                 OptionSpec.optional(REPLICATION, OptionSpec.Type.ON_OFF, "off",
-                        "\"on\": copy each backup to the remote store when gpbackup finishes it (cleanup hook)"),
+                        "\"on\": the store copies each completed backup to the remote store in the background"),
                 OptionSpec.optional(REMOTE_HOSTNAME, OptionSpec.Type.STRING, null, "replication: host of the remote store"),
                 OptionSpec.optional(REMOTE_PORT, OptionSpec.Type.INTEGER, String.valueOf(ClientSettings.DEFAULT_PORT), "replication: remote port"),
                 OptionSpec.optional(REMOTE_USERNAME, OptionSpec.Type.STRING, null, "replication: user of the remote storage unit"),
@@ -93,27 +98,37 @@ record DedupOptions(ClientSettings store, String directory, boolean restoreSubse
         }
         ClientSettings store = ClientSettings.of(o.require(HOSTNAME), (int) port, o.require(STORAGE_UNIT), o.require(USERNAME), password)
                 .withTls(tls(o));
-        return new DedupOptions(store, directory, o.isOn(RESTORE_SUBSET), chunkCodec, chunking, o.isOn(REPLICATION),
-                remote(o, pluginName, directory));
+        boolean configured = remoteConfigured(o);
+        if (o.isOn(REPLICATION) && !configured) {
+            throw new PluginException("replication is on but no remote store is configured: set " + String.join(", ", REMOTE_REQUIRED));
+        }
+        // Only with replication on: gpbackup hands the plugin the .encrypt key for remote_password only then.
+        Optional<Remote> replication = o.isOn(REPLICATION) ? Optional.of(remote(o, pluginName)) : Optional.empty();
+        return new DedupOptions(store, directory, chunkCodec, chunking, replication);
     }
 
-    /** The remote store, when the remote_* options are given; all of host, user, password and unit, or none. */
-    private static Optional<Remote> remote(PluginOptions o, String pluginName, String directory) {
-        List<String> required = List.of(REMOTE_HOSTNAME, REMOTE_USERNAME, REMOTE_PASSWORD, REMOTE_STORAGE_UNIT);
-        long given = required.stream().filter(o::isSet).count();
-        if (given == 0) {
-            if (o.isOn(REPLICATION)) {
-                throw new PluginException("replication is on but no remote store is configured: set " + String.join(", ", required));
-            }
-            return Optional.empty();
+    /** Whether the remote_* options are given: all of host, user, password and unit, or none. */
+    private static boolean remoteConfigured(PluginOptions o) {
+        long given = REMOTE_REQUIRED.stream().filter(o::isSet).count();
+        if (given > 0 && given < REMOTE_REQUIRED.size()) {
+            throw new PluginException("replication needs all of " + String.join(", ", REMOTE_REQUIRED));
         }
-        if (given < required.size()) {
-            throw new PluginException("replication needs all of " + String.join(", ", required));
+        return given > 0;
+    }
+
+    /**
+     * The remote store of the remote_* options, its password decrypted if remote_password_encryption
+     * is on: for replication, and for replicate_backup and delete_replica, which need it whatever
+     * the replication switch says.
+     */
+    static Remote remote(PluginOptions o, String pluginName) {
+        if (!remoteConfigured(o)) {
+            throw new PluginException("no remote store configured: set " + String.join(", ", REMOTE_REQUIRED));
         }
         ClientSettings remote = ClientSettings.of(o.require(REMOTE_HOSTNAME), (int) port(o, REMOTE_PORT), o.require(REMOTE_STORAGE_UNIT),
                 o.require(REMOTE_USERNAME), password(o, REMOTE_PASSWORD, REMOTE_PASSWORD_ENCRYPTION, pluginName));
-        String remoteDirectory = o.isSet(REMOTE_DIRECTORY) ? directory(o, REMOTE_DIRECTORY) : directory;
-        return Optional.of(new Remote(remote, remoteDirectory));
+        String remoteDirectory = directory(o, o.isSet(REMOTE_DIRECTORY) ? REMOTE_DIRECTORY : DIRECTORY);
+        return new Remote(remote, remoteDirectory);
     }
 
     private static ClientTls tls(PluginOptions o) {

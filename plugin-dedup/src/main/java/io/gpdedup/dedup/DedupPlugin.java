@@ -47,7 +47,7 @@ public final class DedupPlugin implements PluginDefinition {
     @Override
     public StorageBackend open(PluginOptions options, PluginLog log) {
         DedupOptions o = DedupOptions.from(options, NAME);
-        return new DedupBackend(o, connections, freeze, replication, PipelineSettings.defaults(o.chunking(), o.codec(), window, workers()), log);
+        return new DedupBackend(o, connections, freeze, PipelineSettings.defaults(o.chunking(), o.codec(), window, workers()), log);
     }
 
     @Override

@@ -2,14 +2,15 @@ package io.gpdedup.dedup;
 
 import io.gpdedup.plugin.api.BackupTimestamp;
 import io.gpdedup.plugin.api.ExtraCommand;
-import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.PluginLog;
 import io.gpdedup.plugin.api.PluginOptions;
 import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.replication.BackupCopier;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * {@code replicate_backup CFG T} and {@code delete_replica CFG T}, the appliance plugins' extra
@@ -25,14 +26,7 @@ final class ReplicationCommands {
         this.connections = connections;
     }
 
-    /** Replicates backup {@code timestamp} with the source and remote of {@code options}. */
-    Replicator.Result replicate(DedupOptions options, BackupTimestamp timestamp) {
-        return withReplicator(options, r -> r.replicate(timestamp));
-    }
-
-    private <T> T withReplicator(DedupOptions options, java.util.function.Function<Replicator, T> work) {
-        DedupOptions.Remote remote = options.remote().orElseThrow(() -> new PluginException(
-                "no remote store configured: set remote_hostname, remote_username, remote_password and remote_storage_unit"));
+    private <T> T withReplicator(DedupOptions options, DedupOptions.Remote remote, Function<Replicator, T> work) {
         StoreClient source = connections.borrow(options.store());
         try {
             StoreClient target = connections.borrow(remote.store());
@@ -47,16 +41,16 @@ final class ReplicationCommands {
     }
 
     ExtraCommand replicateCommand() {
-        return onTimestamp("TIMESTAMP   (copy backup TIMESTAMP to the remote store; only chunks it lacks travel)", (options, ts, log, out) -> {
-            Replicator.Result r = replicate(options, ts);
+        return onTimestamp("TIMESTAMP   (copy backup TIMESTAMP to the remote store; only chunks it lacks travel)", (options, remote, ts, log, out) -> {
+            BackupCopier.Result r = withReplicator(options, remote, replicator -> replicator.replicate(ts));
             log.info("replicate_backup " + ts + ": " + r.objects() + " objects, " + r.chunksSent() + " of " + r.chunks()
                     + " chunks sent (" + r.bytesSent() + " bytes)");
         });
     }
 
     ExtraCommand deleteCommand() {
-        return onTimestamp("TIMESTAMP   (remove the remote copy of backup TIMESTAMP)", (options, ts, log, out) -> {
-            boolean deleted = withReplicator(options, r -> r.deleteReplica(ts));
+        return onTimestamp("TIMESTAMP   (remove the remote copy of backup TIMESTAMP)", (options, remote, ts, log, out) -> {
+            boolean deleted = withReplicator(options, remote, r -> r.deleteReplica(ts));
             if (!deleted) {
                 // The appliance plugin's wording, which gpbackup's plugin_test.sh looks for.
                 out.println("replica of backup " + ts + " already deleted");
@@ -68,7 +62,7 @@ final class ReplicationCommands {
     /** What a replication command does with its one argument, a backup timestamp. */
     @FunctionalInterface
     private interface TimestampAction {
-        void run(DedupOptions options, BackupTimestamp timestamp, PluginLog log, PrintStream out);
+        void run(DedupOptions options, DedupOptions.Remote remote, BackupTimestamp timestamp, PluginLog log, PrintStream out);
     }
 
     private static ExtraCommand onTimestamp(String usage, TimestampAction action) {
@@ -85,7 +79,8 @@ final class ReplicationCommands {
 
             @Override
             public void run(PluginOptions options, PluginLog log, List<String> args, Path workingDirectory, InputStream in, PrintStream out) {
-                action.run(DedupOptions.from(options, DedupPlugin.NAME), BackupTimestamp.parse(args.get(0)), log, out);
+                action.run(DedupOptions.from(options, DedupPlugin.NAME), DedupOptions.remote(options, DedupPlugin.NAME),
+                        BackupTimestamp.parse(args.get(0)), log, out);
             }
         };
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpdedup.plugin.api.CommandDispatcher;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.engine.UnitStats;
+import io.gpdedup.store.protocol.ReplicationJobStatus;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,12 +16,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** replicate_backup / delete_replica and replication on backup, between two real stores. */
+/** replicate_backup / delete_replica, and replication of completed backups by the store, between two real stores. */
 class ReplicationTest {
     @TempDir
     Path dir;
@@ -122,22 +124,119 @@ class ReplicationTest {
         assertArrayEquals(v1, primaryCopy.out());
     }
 
+    /** gpbackup's teardown: the report written into the coordinator's directory, then stored with backup_file. */
+    private void report(Path cfg, Path backupDir, String ts, String status) throws IOException {
+        Path report = backupDir.resolve("gpbackup_" + ts + "_report");
+        Files.writeString(report, "Apache Cloudberry Backup Report\n\ntimestamp key:         " + ts + "\n\nbackup status:         " + status
+                + "\n" + (status.equals("Success") ? "" : "backup error:          ERROR: relation does not exist\n") + "\nsegment count:         2\n");
+        assertEquals(0, run(InputStream.nullInputStream(), "backup_file", cfg.toString(), report.toString()).status());
+    }
+
+    private Path backupDirectory(String ts) throws IOException {
+        return Files.createDirectories(dir.resolve("seg-1/backups/" + ts.substring(0, 8) + "/" + ts));
+    }
+
     @Test
-    void replicationOnCopiesTheBackupWhenGpbackupCleansUp() throws IOException {
+    void replicationOnQueuesACompletedBackupAndTheStoreCopiesIt() throws Exception {
         Path cfg = config("auto", primary, remote, "  replication: \"on\"\n");
         String t = "20261123045500";
         byte[] data = DedupPluginTest.copyText(22, 500_000);
-        Path backupDir = dir.resolve("seg-1/backups/20261123/" + t);
-        Files.createDirectories(backupDir);
+        Path backupDir = backupDirectory(t);
         assertEquals(0, run(InputStream.nullInputStream(), "setup_plugin_for_backup", cfg.toString(), backupDir.toString(), "master", "\"-1\"").status());
         assertEquals(0, run(new ByteArrayInputStream(data), "backup_data", cfg.toString(), key(t, "gpbackup_0_" + t + "_7")).status());
-        // Segment cleanups replicate nothing; the coordinator's does.
+        report(cfg, backupDir, t, "Success");
+        // Segment cleanups queue nothing; the coordinator's does.
         assertEquals(0, run(InputStream.nullInputStream(), "cleanup_plugin_for_backup", cfg.toString(), backupDir.toString(), "segment", "\"0\"").status());
-        assertEquals(0, remoteStats().objects());
+        try (StoreClient c = primary.connect()) {
+            assertEquals(List.of(), c.replicationJobs());
+        }
         Result cleanup = run(InputStream.nullInputStream(), "cleanup_plugin_for_backup", cfg.toString(), backupDir.toString(), "master", "\"-1\"");
         assertEquals(0, cleanup.status(), cleanup.err());
+        assertEquals("", cleanup.err());
+        try (StoreClient c = primary.connect()) {
+            ReplicationJobStatus job = c.replicationJobs().get(0);
+            assertEquals("cluster1/backups/20261123/" + t + "/", job.source());
+            assertEquals("dr/cluster1/backups/20261123/" + t + "/", job.target().prefix());
+        }
+        awaitRemoteObjects("dr/cluster1/backups/20261123/" + t + "/", 2);
+        Path replica = dir.resolve("20261123045500_replica.yaml");
+        Files.writeString(replica, Files.readString(config("tmp", remote, null, "")).replace("directory: cluster1", "directory: dr/cluster1"));
+        Result restored = run(InputStream.nullInputStream(), "restore_data", replica.toString(), key(t, "gpbackup_0_" + t + "_7"));
+        assertArrayEquals(data, restored.out());
+    }
+
+    @Test
+    void aFailedBackupOrOneWithoutAReportIsNotQueued() throws Exception {
+        Path cfg = config("auto", primary, remote, "  replication: \"on\"\n");
+        String failed = "20261123045500";
+        String unreported = "20261124045500";
+        for (String t : List.of(failed, unreported)) {
+            assertEquals(0, run(new ByteArrayInputStream(new byte[] {1, 2, 3}), "backup_data", cfg.toString(), key(t, "gpbackup_0_" + t + "_7")).status());
+        }
+        report(cfg, backupDirectory(failed), failed, "Failure");
+        for (String t : List.of(failed, unreported)) {
+            Result cleanup = run(InputStream.nullInputStream(), "cleanup_plugin_for_backup", cfg.toString(), backupDirectory(t).toString(),
+                    "coordinator", "\"-1\"");
+            assertEquals(0, cleanup.status(), cleanup.err());
+        }
+        try (StoreClient c = primary.connect()) {
+            assertEquals(List.of(), c.replicationJobs());
+        }
+        String log = pluginLog();
+        assertTrue(log.contains("backup " + failed + " not replicated: its report says Failure"), log);
+        assertTrue(log.contains("[WARNING]:-backup " + unreported + " not replicated: no backup status in "), log);
+    }
+
+    @Test
+    void theCleanupHookSucceedsWhenTheStoreCannotQueue() throws Exception {
+        Path cfg = config("auto", primary, remote, "  replication: \"on\"\n");
+        String t = "20261123045500";
+        Path backupDir = backupDirectory(t);
+        assertEquals(0, run(new ByteArrayInputStream(new byte[] {1, 2, 3}), "backup_data", cfg.toString(), key(t, "gpbackup_0_" + t + "_7")).status());
+        report(cfg, backupDir, t, "Success");
+        primary.close();
+        Result cleanup = run(InputStream.nullInputStream(), "cleanup_plugin_for_backup", cfg.toString(), backupDir.toString(), "master", "\"-1\"");
+        assertEquals(0, cleanup.status(), cleanup.err());
+        assertEquals("", cleanup.err());
+        assertTrue(pluginLog().contains("[WARNING]:-backup " + t + " not queued for replication: cannot reach gpdedup-store"), pluginLog());
+    }
+
+    @Test
+    void anEncryptedRemotePasswordNeedsNoKeyWhileReplicationIsOff() throws IOException {
+        // gpbackup adds the .encrypt key only for password_encryption "on", or replication and remote_password_encryption both "on".
+        Path cfg = config("off", primary, null, "  replication: \"off\"\n  remote_hostname: 127.0.0.1\n  remote_port: \"" + remote.port()
+                + "\"\n  remote_username: " + StoreServer.USER + "\n  remote_password: bm90LWRlY3J5cHRhYmxlLXdpdGhvdXQta2V5\n"
+                + "  remote_password_encryption: \"on\"\n  remote_storage_unit: " + StoreServer.UNIT + "\n");
+        byte[] data = DedupPluginTest.copyText(23, 100_000);
+        String t = "20261123045500";
+        Result backup = run(new ByteArrayInputStream(data), "backup_data", cfg.toString(), key(t, "gpbackup_0_" + t + "_7"));
+        assertEquals(0, backup.status(), backup.err());
+        assertArrayEquals(data, run(InputStream.nullInputStream(), "restore_data", cfg.toString(), key(t, "gpbackup_0_" + t + "_7")).out());
+        // replicate_backup needs the remote whatever the switch says: there the missing key is an error.
+        Result replicate = run(InputStream.nullInputStream(), "replicate_backup", cfg.toString(), t);
+        assertEquals(1, replicate.status());
+        assertTrue(replicate.err().contains("remote_password_encryption is on but the config has no 'gpbackup_dedup_plugin' key"), replicate.err());
+    }
+
+    private void awaitRemoteObjects(String prefix, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
         try (StoreClient c = remote.connect()) {
-            assertEquals(1, c.list("dr/cluster1/backups/20261123/" + t + "/").size());
+            while (c.list(prefix).size() < count) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the remote did not get " + count + " objects under " + prefix + ": " + c.list(prefix));
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private String pluginLog() throws IOException {
+        try (var files = Files.list(dir.resolve("logs"))) {
+            StringBuilder all = new StringBuilder();
+            for (Path f : files.toList()) {
+                all.append(Files.readString(f));
+            }
+            return all.toString();
         }
     }
 

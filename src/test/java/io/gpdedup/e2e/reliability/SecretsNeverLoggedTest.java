@@ -42,10 +42,12 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code password_encryption: "on"} (value made by {@code encrypt_password} from a {@code .encrypt}
  * file), then a backup and a restore, failed logins (wrong password in plain text, wrong password
  * encrypted, wrong {@code .encrypt} key), the admin commands with a right and a wrong password file,
- * store configs broken on the line that holds the hash, and a scrape of {@code /metrics}. Afterwards
- * no file the run left (plugin log, host agent log, store stderr, every captured stdout and stderr,
- * the metrics page) may hold any secret, or any 12 characters of one. Only the inputs that must
- * hold them (configs, the {@code .encrypt} file, password files) and the store's data directory are
+ * store configs broken on the line that holds the hash, replication to a second store (the cleanup
+ * hook hands the store an encrypted {@code remote_password}, then a wrong one), and a scrape of
+ * {@code /metrics}. Afterwards no file the run left (plugin log, host agent log, both stores' stderr,
+ * every captured stdout and stderr, the replication status, the metrics page) may hold any secret,
+ * or any 12 characters of one. Only the inputs that must hold them (configs, the {@code .encrypt}
+ * file, password files) and the stores' data directories (the replication queue, mode 0600) are
  * left out.
  */
 @Timeout(600)
@@ -73,6 +75,8 @@ class SecretsNeverLoggedTest {
         String wrongPassword = "wrong-" + randomHex();
         String clusterKey = "key-" + randomHex();
         String otherClusterKey = "otherkey-" + randomHex();
+        String remotePassword = "rpw-" + randomHex();
+        String wrongRemotePassword = "rwrong-" + randomHex();
 
         Path storeHome = dir.resolve("store-home");
         Path storeConfig = storeHome.resolve(".gpdedup").resolve("store.yaml");
@@ -96,6 +100,9 @@ class SecretsNeverLoggedTest {
         Files.writeString(encryptFile, "gpbackup_dedup_plugin: " + clusterKey + "\n");
         String encrypted;
         String wrongEncrypted;
+        String remoteEncrypted;
+        Path remoteHome = dir.resolve("remote-home");
+        StoreProcess remote = null;
         StoreProcess store = StoreProcess.start(storeHome, List.of("--port", "0"));
         try {
             Map<String, String> base = new LinkedHashMap<>();
@@ -132,10 +139,41 @@ class SecretsNeverLoggedTest {
             CallResult undecryptable = plugin.run("restore_data", wrongKey.toString(), key).assertFailed();
             assertTrue(undecryptable.stderr().contains("not encrypted with this cluster's .encrypt key"), undecryptable.toString());
             keep("restore_data wrong .encrypt key", undecryptable);
-
-            Path goodPasswordFile = Files.writeString(secrets.resolve("password"), password + "\n");
-            Path wrongPasswordFile = Files.writeString(secrets.resolve("wrong-password"), wrongPassword + "\n");
             List<String> admin = List.of("--port", String.valueOf(store.port()), "--unit", "vault", "--user", "keeper", "--password-file");
+
+            // Replication: the cleanup hook hands the remote password to the store, which keeps it in its
+            // queue and logs in to the remote store with it; a wrong one fails there and is retried.
+            Exec remoteHashed = store(remoteHome, remotePassword + "\n", "hash-password");
+            assertEquals(0, remoteHashed.exit(), remoteHashed.stderr());
+            Files.createDirectories(remoteHome.resolve(".gpdedup"));
+            Files.writeString(remoteHome.resolve(".gpdedup/store.yaml"), "data-dir: data\nunits:\n  dr:\n    users:\n      dr-keeper: "
+                    + remoteHashed.stdout().strip() + "\n");
+            remote = StoreProcess.start(remoteHome, List.of("--port", "0", "--metrics-port", "-1"));
+            remoteEncrypted = encrypt(plugin, forEncrypting, encryptFile, remotePassword);
+            Map<String, String> replicating = new LinkedHashMap<>(Map.of("password", encrypted, "password_encryption", "\"on\"",
+                    "gpbackup_dedup_plugin", clusterKey, "replication", "\"on\"", "remote_hostname", "127.0.0.1",
+                    "remote_port", "\"" + remote.port() + "\"", "remote_username", "dr-keeper", "remote_password", remoteEncrypted,
+                    "remote_password_encryption", "\"on\""));
+            replicating.put("remote_storage_unit", "dr");
+            Path replicated = pluginConfig(secrets, "replicated", base, replicating);
+            replicating.put("remote_password", wrongRemotePassword);
+            replicating.put("remote_password_encryption", "\"off\"");
+            Path wrongRemote = pluginConfig(secrets, "wrong-remote", base, replicating);
+            Path backupDir = Files.createDirectories(dir.resolve("cluster/seg-1/backups/20261123/20261123120000"));
+            Path report = Files.writeString(backupDir.resolve("gpbackup_20261123120000_report"), "backup status:         Success\n");
+            keep("backup_file report", plugin.run("backup_file", replicated.toString(), report.toString()).assertSucceeded());
+            keep("cleanup queues", plugin.run("cleanup_plugin_for_backup", replicated.toString(), backupDir.toString(), "master",
+                    "\\\"-1\\\"").assertSucceeded());
+            keep("replication done", awaitJob(storeHome, admin, goodPasswordFile(secrets, password), "\"state\" : \"done\""));
+            keep("cleanup queues with a wrong remote password", plugin.run("cleanup_plugin_for_backup", wrongRemote.toString(),
+                    backupDir.toString(), "master", "\\\"-1\\\"").assertSucceeded());
+            keep("replication refused", awaitJob(storeHome, admin, goodPasswordFile(secrets, password), "refused user 'dr-keeper'"));
+            assertTrue(leaks(Files.readString(storeHome.resolve(".gpdedup/data/replication.json")),
+                    List.of(new Secret("wrong remote password", wrongRemotePassword))).contains("wrong remote password"),
+                    "the detector finds the password a waiting job keeps in the store's queue");
+
+            Path goodPasswordFile = goodPasswordFile(secrets, password);
+            Path wrongPasswordFile = Files.writeString(secrets.resolve("wrong-password"), wrongPassword + "\n");
             Exec stat = store(storeHome, "", concat(List.of("stat"), admin, List.of(goodPasswordFile.toString())));
             assertEquals(0, stat.exit(), stat.stderr());
             keep("stat", stat);
@@ -167,13 +205,18 @@ class SecretsNeverLoggedTest {
             assertTrue(counters.getOrDefault("gpdedup_store_commits_total", 0.0) >= 1, "the backup reached the store: " + counters);
         } finally {
             store.close();
+            if (remote != null) {
+                remote.close();
+            }
             HostAgents.kill(agentDir);
         }
 
         List<Secret> toFind = List.of(new Secret("password", password), new Secret("wrong password", wrongPassword),
                 new Secret(".encrypt key", clusterKey), new Secret("other .encrypt key", otherClusterKey),
                 new Secret("password hash salt", hashParts[2]), new Secret("password hash", hashParts[3]),
-                new Secret("encrypted password", encrypted), new Secret("encrypted wrong password", wrongEncrypted));
+                new Secret("encrypted password", encrypted), new Secret("encrypted wrong password", wrongEncrypted),
+                new Secret("remote password", remotePassword), new Secret("wrong remote password", wrongRemotePassword),
+                new Secret("encrypted remote password", remoteEncrypted));
 
         // The detector must see what it looks for, or a clean scan proves nothing.
         assertTrue(leaks(Files.readString(storeConfig), toFind).contains("password hash"), "the detector finds the hash in store.yaml");
@@ -188,17 +231,20 @@ class SecretsNeverLoggedTest {
         assertTrue(Files.readString(plugLog).contains("refused user 'keeper'"), "the plugin log holds the failed logins");
         assertTrue(Files.readString(storeHome.resolve("store.err")).contains("login failed: user 'keeper' unit 'vault'"),
                 "the store's stderr holds the failed logins");
+        assertTrue(Files.readString(storeHome.resolve("store.err")).contains("refused user 'dr-keeper'"),
+                "the store's stderr holds the failed replication");
         try (Stream<Path> s = Files.list(agentDir)) {
             assertTrue(s.anyMatch(p -> p.getFileName().toString().endsWith(".log")), "the host agent kept a log");
         }
 
         Path storeData = storeHome.resolve(".gpdedup");
+        Path remoteData = remoteHome.resolve(".gpdedup");
         List<String> found = new ArrayList<>();
         long files = 0;
         long bytes = 0;
         try (Stream<Path> s = Files.walk(dir)) {
             for (Path p : (Iterable<Path>) s::iterator) {
-                if (!Files.isRegularFile(p) || p.startsWith(secrets) || p.startsWith(storeData)) {
+                if (!Files.isRegularFile(p) || p.startsWith(secrets) || p.startsWith(storeData) || p.startsWith(remoteData)) {
                     continue;
                 }
                 String text = new String(Files.readAllBytes(p), StandardCharsets.ISO_8859_1);
@@ -212,6 +258,25 @@ class SecretsNeverLoggedTest {
         System.out.printf("secrets scan: %d secrets, %d files, %d bytes (plugin and agent logs, store stderr, %d captured outputs, /metrics), leaks: %d%n",
                 toFind.size(), files, bytes, transcriptCount, found.size());
         assertEquals(List.of(), found, "secrets in logs");
+    }
+
+    private static Path goodPasswordFile(Path secrets, String password) throws IOException {
+        return Files.writeString(secrets.resolve("password"), password + "\n");
+    }
+
+    /** Polls {@code gpdedup-store replication --json} until its output contains {@code wanted}; returns that output. */
+    private Exec awaitJob(Path storeHome, List<String> admin, Path passwordFile, String wanted) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        Exec last = null;
+        while (System.nanoTime() < deadline) {
+            last = store(storeHome, "", concat(List.of("replication", "--json"), admin, List.of(passwordFile.toString())));
+            assertEquals(0, last.exit(), last.toString());
+            if (last.stdout().contains(wanted)) {
+                return last;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("the replication status never showed " + wanted + ": " + last);
     }
 
     private static String randomHex() {

@@ -10,6 +10,10 @@ import java.util.Locale;
 public record OptionSpec(String name, Type type, boolean required, String defaultValue, List<String> choices, String help) {
     public enum Type { STRING, ON_OFF, INTEGER, SIZE, CHOICE, ABSOLUTE_PATH }
 
+    /** The two values of an {@link Type#ON_OFF} option. */
+    public static final String ON = "on";
+    public static final String OFF = "off";
+
     public static OptionSpec required(String name, Type type, String help) {
         return new OptionSpec(name, type, true, null, List.of(), help);
     }
@@ -26,9 +30,9 @@ public record OptionSpec(String name, Type type, boolean required, String defaul
     String problemWith(String value) {
         switch (type) {
             case ON_OFF:
-                String v = value.toLowerCase(Locale.ROOT);
-                return v.equals("on") || v.equals("off") || v.equals("true") || v.equals("false")
-                        ? null : "expected \"on\" or \"off\"";
+                // gpbackup compares these texts exactly (restore_subset, password_encryption): "ON" or
+                // "true" would look on to us and off to gpbackup, so only the two words pass.
+                return value.equals(ON) || value.equals(OFF) ? null : "allowed values are \"on\" and \"off\" (exactly, in lower case)";
             case INTEGER:
                 try {
                     Long.parseLong(value.trim());

@@ -51,6 +51,11 @@ public final class PluginLog {
         write("INFO", message);
     }
 
+    /** Something went wrong that does not fail the call (gplog's WARNING). */
+    public void warning(String message) {
+        write("WARNING", message);
+    }
+
     public void error(String message) {
         write("ERROR", message);
     }

@@ -2,7 +2,6 @@ package io.gpdedup.plugin.api;
 
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -77,9 +76,9 @@ public final class PluginOptions {
         return get(name).orElseThrow(() -> new PluginException("option '" + name + "' is required"));
     }
 
+    /** Whether an on/off option is "on" (validation admits nothing but "on" and "off"). */
     public boolean isOn(String name) {
-        String v = get(name).orElse("off").toLowerCase(Locale.ROOT);
-        return v.equals("on") || v.equals("true");
+        return get(name).orElse(OptionSpec.OFF).equals(OptionSpec.ON);
     }
 
     public long size(String name) {

@@ -1,6 +1,7 @@
 package io.gpdedup.plugin.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class PluginConfigTest {
     @TempDir
@@ -71,6 +73,28 @@ class PluginConfigTest {
     void missingFileIsAClearError() {
         PluginException e = assertThrows(PluginException.class, () -> PluginConfig.load(dir.resolve("nope.yaml")));
         assertTrue(e.getMessage().contains("nope.yaml"));
+    }
+
+    /** gpbackup compares on/off switches with the exact text "on": anything else would mean one thing to it and another to us. */
+    @ParameterizedTest
+    @ValueSource(strings = {"yes", "true", "ON", "On", "1", "\"\"", "\"on \"", "enabled"})
+    void onOffSwitchesTakeOnlyOnAndOff(String value) throws Exception {
+        List<OptionSpec> specs = List.of(OptionSpec.optional("restore_subset", OptionSpec.Type.ON_OFF, "off", "subset"));
+        PluginException e = assertThrows(PluginException.class, () -> PluginOptions.validate(PluginConfig.load(write(
+                "executablepath: /x\noptions:\n  restore_subset: " + value + "\n")), "p", specs));
+        assertTrue(e.getMessage().contains(":3: option 'restore_subset' has invalid value '"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("allowed values are \"on\" and \"off\" (exactly, in lower case)"), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        for (String ok : List.of("on", "\"on\"", "'on'")) {
+            assertTrue(PluginOptions.validate(PluginConfig.load(write("executablepath: /x\noptions:\n  restore_subset: " + ok + "\n")), "p", specs)
+                    .isOn("restore_subset"), ok);
+        }
+        for (String off : List.of("off", "\"off\"")) {
+            assertFalse(PluginOptions.validate(PluginConfig.load(write("executablepath: /x\noptions:\n  restore_subset: " + off + "\n")), "p", specs)
+                    .isOn("restore_subset"), off);
+        }
+        assertFalse(PluginOptions.validate(PluginConfig.load(write("executablepath: /x\noptions:\n  pgport: 5432\n")), "p", specs)
+                .isOn("restore_subset"), "the default");
     }
 
     @Test

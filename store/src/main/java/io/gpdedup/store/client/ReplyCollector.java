@@ -5,6 +5,7 @@ import io.gpdedup.store.engine.ObjectInfo;
 import io.gpdedup.store.engine.Recipe;
 import io.gpdedup.store.engine.StoredChunk;
 import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.ReplicationJobStatus;
 import io.gpdedup.store.protocol.Reply;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,20 +112,29 @@ abstract class ReplyCollector<T> {
     }
 
     static ReplyCollector<List<ObjectInfo>> objects() {
-        return new ReplyCollector<>("LIST", true) {
-            private final List<ObjectInfo> objects = new ArrayList<>();
+        return parts("LIST", Reply.ObjectsPart.class, Reply.ObjectsPart::objects);
+    }
+
+    static ReplyCollector<List<ReplicationJobStatus>> replicationJobs() {
+        return parts("REPLICATION_STATUS", Reply.ReplicationJobsPart.class, Reply.ReplicationJobsPart::jobs);
+    }
+
+    /** A list split over frames with MORE: the entries of every part, in order. */
+    private static <P extends Reply, E> ReplyCollector<List<E>> parts(String what, Class<P> type, Function<P, List<E>> entries) {
+        return new ReplyCollector<>(what, true) {
+            private final List<E> all = new ArrayList<>();
 
             @Override
             boolean accept(Frame frame) {
-                if (!(frame.message() instanceof Reply.ObjectsPart part)) {
+                if (!type.isInstance(frame.message())) {
                     future.completeExceptionally(unexpected(frame));
                     return true;
                 }
-                objects.addAll(part.objects());
+                all.addAll(entries.apply(type.cast(frame.message())));
                 if (frame.more()) {
                     return false;
                 }
-                future.complete(objects);
+                future.complete(all);
                 return true;
             }
         };

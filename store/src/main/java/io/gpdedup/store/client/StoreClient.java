@@ -7,6 +7,9 @@ import io.gpdedup.store.engine.Recipe;
 import io.gpdedup.store.engine.StoredChunk;
 import io.gpdedup.store.engine.UnitStats;
 import io.gpdedup.store.engine.VerifyReport;
+import io.gpdedup.store.protocol.ProtocolVersions;
+import io.gpdedup.store.protocol.ReplicaTarget;
+import io.gpdedup.store.protocol.ReplicationJobStatus;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
 import java.util.ArrayList;
@@ -117,6 +120,32 @@ public final class StoreClient implements AutoCloseable {
     public GcReport gc() {
         return await(connection.send(new Request.CollectGarbage(),
                 ReplyCollector.single("GC", Reply.GcResult.class, Reply.GcResult::report, false)));
+    }
+
+    /**
+     * Asks the store to copy every object under {@code sourcePrefix} to {@code target} in the
+     * background, logging in there with {@code password}; returns the job's id at once. The
+     * store keeps the job across restarts and retries it until it is done.
+     *
+     * @throws StoreClientException if the store speaks a protocol version without replication
+     */
+    public long replicate(String sourcePrefix, ReplicaTarget target, String password) {
+        requireVersion(ProtocolVersions.V2, "background replication");
+        return await(connection.send(new Request.Replicate(sourcePrefix, target, password),
+                ReplyCollector.single("REPLICATE", Reply.ReplicationQueued.class, Reply.ReplicationQueued::jobId)));
+    }
+
+    /** The unit's replication jobs: waiting, running, and the most recent finished ones. */
+    public List<ReplicationJobStatus> replicationJobs() {
+        requireVersion(ProtocolVersions.V2, "replication status");
+        return await(connection.send(new Request.ReplicationStatus(), ReplyCollector.replicationJobs()));
+    }
+
+    private void requireVersion(int version, String what) {
+        if (connection.version() < version) {
+            throw new StoreClientException("gpdedup-store at " + settings.host() + ":" + settings.port() + " speaks protocol version "
+                    + connection.version() + ", " + what + " needs version " + version + ": upgrade the store");
+        }
     }
 
     /** One round trip that touches nothing. */

@@ -94,6 +94,14 @@ public final class FrameCodec {
         return WireWriter.strSize(o.name()) + 16;
     }
 
+    public static int jobStatusSize(ReplicationJobStatus j) {
+        return 8 + WireWriter.strSize(j.source()) + targetSize(j.target()) + 1 + 4 + 6 * 8 + WireWriter.strSize(j.lastError());
+    }
+
+    private static int targetSize(ReplicaTarget t) {
+        return WireWriter.strSize(t.host()) + 2 + WireWriter.strSize(t.unit()) + WireWriter.strSize(t.user()) + WireWriter.strSize(t.prefix());
+    }
+
     private static int bodySize(Message m) {
         switch (m.type()) {
             case HELLO:
@@ -102,9 +110,22 @@ public final class FrameCodec {
                 var a = (Request.Auth) m;
                 return WireWriter.strSize(a.unit()) + WireWriter.strSize(a.user()) + WireWriter.strSize(a.password());
             }
-            case BEGIN_BACKUP: case STATS: case VERIFY: case GC: case PING:
+            case BEGIN_BACKUP: case STATS: case VERIFY: case GC: case PING: case REPLICATION_STATUS:
             case OK: case AUTH_OK: case NOT_FOUND:
                 return 0;
+            case REPLICATE: {
+                var r = (Request.Replicate) m;
+                return WireWriter.strSize(r.sourcePrefix()) + targetSize(r.target()) + WireWriter.strSize(r.password());
+            }
+            case REPLICATION_QUEUED:
+                return 8;
+            case REPLICATION_JOBS: {
+                long n = 4;
+                for (ReplicationJobStatus j : ((Reply.ReplicationJobsPart) m).jobs()) {
+                    n += jobStatusSize(j);
+                }
+                return clamp(n);
+            }
             case MISSING:
                 return 8 + 4 + Fingerprint.LENGTH * ((Request.Missing) m).fingerprints().size();
             case PUT_CHUNKS: {
@@ -198,9 +219,38 @@ public final class FrameCodec {
                 out.str(a.password());
                 break;
             }
-            case BEGIN_BACKUP: case STATS: case VERIFY: case GC: case PING:
+            case BEGIN_BACKUP: case STATS: case VERIFY: case GC: case PING: case REPLICATION_STATUS:
             case OK: case AUTH_OK: case NOT_FOUND:
                 break;
+            case REPLICATE: {
+                var r = (Request.Replicate) m;
+                out.str(r.sourcePrefix());
+                writeTarget(r.target(), out);
+                out.str(r.password());
+                break;
+            }
+            case REPLICATION_QUEUED:
+                out.u64(((Reply.ReplicationQueued) m).jobId());
+                break;
+            case REPLICATION_JOBS: {
+                var jobs = ((Reply.ReplicationJobsPart) m).jobs();
+                out.u32(jobs.size());
+                for (ReplicationJobStatus j : jobs) {
+                    out.u64(j.id());
+                    out.str(j.source());
+                    writeTarget(j.target(), out);
+                    out.u8(j.state().code());
+                    out.u32(j.attempts());
+                    out.u64(j.objectsCopied());
+                    out.u64(j.chunksSent());
+                    out.u64(j.bytesSent());
+                    out.u64(j.enqueuedAtMillis());
+                    out.u64(j.updatedAtMillis());
+                    out.u64(j.nextAttemptAtMillis());
+                    out.str(j.lastError());
+                }
+                break;
+            }
             case MISSING: {
                 var q = (Request.Missing) m;
                 out.u64(q.lease());
@@ -344,6 +394,26 @@ public final class FrameCodec {
         }
     }
 
+    private static void writeTarget(ReplicaTarget t, WireWriter out) {
+        out.str(t.host());
+        out.u16(t.port());
+        out.str(t.unit());
+        out.str(t.user());
+        out.str(t.prefix());
+    }
+
+    private static ReplicaTarget readTarget(WireReader in) {
+        String host = in.str("remote host");
+        int port = in.u16("remote port");
+        String unit = in.str("remote unit");
+        String user = in.str("remote user");
+        String prefix = in.str("target prefix");
+        if (port == 0) {
+            throw WireReader.malformed("remote port 0");
+        }
+        return new ReplicaTarget(host, port, unit, user, prefix);
+    }
+
     private static void writeFingerprints(List<Fingerprint> fps, WireWriter out) {
         out.u32(fps.size());
         for (Fingerprint fp : fps) {
@@ -430,6 +500,32 @@ public final class FrameCodec {
                 return new Request.CollectGarbage();
             case PING:
                 return new Request.Ping();
+            case REPLICATE:
+                return new Request.Replicate(in.str("source prefix"), readTarget(in), in.str("remote password"));
+            case REPLICATION_STATUS:
+                return new Request.ReplicationStatus();
+            case REPLICATION_QUEUED:
+                return new Reply.ReplicationQueued(in.u64("job id"));
+            case REPLICATION_JOBS: {
+                int n = in.count(8 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 4 + 6 * 8 + 2, "replication job");
+                List<ReplicationJobStatus> jobs = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    long id = in.u64("job id");
+                    String source = in.str("source prefix");
+                    ReplicaTarget target = readTarget(in);
+                    int stateCode = in.u8("job state");
+                    ReplicationJobStatus.State state;
+                    try {
+                        state = ReplicationJobStatus.State.ofCode(stateCode);
+                    } catch (IllegalArgumentException e) {
+                        throw WireReader.malformed(e.getMessage());
+                    }
+                    jobs.add(new ReplicationJobStatus(id, source, target, state, in.u31("attempts"), in.u64("objects copied"),
+                            in.u64("chunks sent"), in.u64("bytes sent"), in.u64("enqueued at"), in.u64("updated at"),
+                            in.u64("next attempt at"), in.str("last error")));
+                }
+                return new Reply.ReplicationJobsPart(jobs);
+            }
             case OK:
                 return new Reply.Ok();
             case HELLO_OK:

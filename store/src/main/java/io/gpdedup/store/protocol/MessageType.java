@@ -19,6 +19,8 @@ public enum MessageType {
     GC(0x0F),
     PING(0x10),
     DELETE_OBJECT(0x11),
+    REPLICATE(0x12, ProtocolVersions.V2),
+    REPLICATION_STATUS(0x13, ProtocolVersions.V2),
 
     OK(0x80),
     HELLO_OK(0x81),
@@ -33,6 +35,8 @@ public enum MessageType {
     STATS_REPLY(0x8A),
     VERIFY_REPLY(0x8B),
     GC_REPLY(0x8C),
+    REPLICATION_QUEUED(0x8D, ProtocolVersions.V2),
+    REPLICATION_JOBS(0x8E, ProtocolVersions.V2),
     ERROR(0xFF);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
@@ -44,13 +48,24 @@ public enum MessageType {
     }
 
     private final int code;
+    private final int since;
 
     MessageType(int code) {
+        this(code, ProtocolVersions.V1);
+    }
+
+    MessageType(int code, int since) {
         this.code = code;
+        this.since = since;
     }
 
     public int code() {
         return code;
+    }
+
+    /** The first protocol version with this type: a connection that agreed on an older one must not use it. */
+    public int sinceVersion() {
+        return since;
     }
 
     public boolean isReply() {
@@ -59,7 +74,7 @@ public enum MessageType {
 
     /** Whether a reply of this type may be split over several frames with the MORE flag. */
     public boolean splittable() {
-        return this == RECIPE || this == CHUNKS || this == OBJECTS;
+        return this == RECIPE || this == CHUNKS || this == OBJECTS || this == REPLICATION_JOBS;
     }
 
     /**
@@ -69,7 +84,7 @@ public enum MessageType {
     public boolean ordered() {
         switch (this) {
             case BEGIN_BACKUP: case MISSING: case PUT_CHUNKS: case APPEND_RECIPE: case COMMIT:
-            case ABORT: case DELETE: case DELETE_OBJECT: case VERIFY: case GC:
+            case ABORT: case DELETE: case DELETE_OBJECT: case VERIFY: case GC: case REPLICATE:
                 return true;
             default:
                 return false;

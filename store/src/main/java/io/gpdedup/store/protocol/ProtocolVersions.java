@@ -6,8 +6,10 @@ import java.util.OptionalInt;
 /** The protocol versions this build speaks, and the handshake's choice among them. */
 public final class ProtocolVersions {
     public static final int V1 = 1;
+    /** Adds background replication: REPLICATE and REPLICATION_STATUS. */
+    public static final int V2 = 2;
     /** What this build offers in HELLO and accepts from it. */
-    public static final List<Integer> SUPPORTED = List.of(V1);
+    public static final List<Integer> SUPPORTED = List.of(V1, V2);
 
     private ProtocolVersions() {
     }

@@ -120,6 +120,25 @@ public sealed interface Reply extends Message {
         }
     }
 
+    /** A replication job was queued (or an identical one was still waiting): its id. */
+    record ReplicationQueued(long jobId) implements Reply {
+        @Override
+        public MessageType type() {
+            return MessageType.REPLICATION_QUEUED;
+        }
+    }
+
+    record ReplicationJobsPart(List<ReplicationJobStatus> jobs) implements Reply {
+        public ReplicationJobsPart {
+            jobs = List.copyOf(jobs);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.REPLICATION_JOBS;
+        }
+    }
+
     record Error(ErrorCode code, String message) implements Reply {
         /** Longer messages are cut: a wire string holds at most 65535 bytes. */
         public static final int MAX_MESSAGE_CHARS = 8192;

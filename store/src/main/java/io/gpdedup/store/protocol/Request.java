@@ -157,6 +157,31 @@ public sealed interface Request extends Message {
         }
     }
 
+    /**
+     * Queues a background copy of every object under {@code sourcePrefix} (in the connection's
+     * unit) to {@code target}; the store logs in there with {@code password}.
+     */
+    record Replicate(String sourcePrefix, ReplicaTarget target, String password) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.REPLICATE;
+        }
+
+        /** Never shows the password: messages end up in logs. */
+        @Override
+        public String toString() {
+            return "Replicate[source=" + sourcePrefix + ", target=" + target + "]";
+        }
+    }
+
+    /** The replication jobs of the connection's unit. */
+    record ReplicationStatus() implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.REPLICATION_STATUS;
+        }
+    }
+
     record Ping() implements Request {
         @Override
         public MessageType type() {

@@ -1,5 +1,8 @@
 package io.gpdedup.store.server;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
@@ -7,12 +10,14 @@ import io.gpdedup.store.engine.GcReport;
 import io.gpdedup.store.engine.ObjectInfo;
 import io.gpdedup.store.engine.UnitStats;
 import io.gpdedup.store.engine.VerifyReport;
+import io.gpdedup.store.protocol.ReplicationJobStatus;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -151,6 +156,55 @@ abstract class AdminCommand implements Callable<Integer> {
         int run(StoreClient client, PrintStream out) {
             for (ObjectInfo o : client.list(prefix)) {
                 out.println(o.length() + "\t" + Instant.ofEpochMilli(o.committedAtMillis()) + "\t" + o.name());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "replication", mixinStandardHelpOptions = true,
+            description = "Lists the unit's background replication jobs: waiting, running, and the most recent finished ones.")
+    static final class Replication extends AdminCommand {
+        private static final ObjectMapper JSON = new ObjectMapper();
+
+        @Option(names = "--json", description = "one JSON array, for scripts")
+        boolean json;
+
+        @Override
+        int run(StoreClient client, PrintStream out) {
+            List<ReplicationJobStatus> jobs = client.replicationJobs();
+            if (json) {
+                ArrayNode list = JSON.createArrayNode();
+                jobs.forEach(j -> {
+                    ObjectNode n = list.addObject();
+                    n.put("id", j.id());
+                    n.put("source", j.source());
+                    n.put("target", j.target().toString());
+                    n.put("state", j.state().name().toLowerCase(Locale.ROOT));
+                    n.put("attempts", j.attempts());
+                    n.put("objects_copied", j.objectsCopied());
+                    n.put("chunks_sent", j.chunksSent());
+                    n.put("bytes_sent", j.bytesSent());
+                    n.put("enqueued_at", Instant.ofEpochMilli(j.enqueuedAtMillis()).toString());
+                    n.put("updated_at", Instant.ofEpochMilli(j.updatedAtMillis()).toString());
+                    n.put("next_attempt_at", j.nextAttemptAtMillis() == 0 ? null : Instant.ofEpochMilli(j.nextAttemptAtMillis()).toString());
+                    n.put("last_error", j.lastError().isEmpty() ? null : j.lastError());
+                });
+                out.println(list.toPrettyString());
+                return 0;
+            }
+            if (jobs.isEmpty()) {
+                out.println("no replication jobs in unit " + unit);
+            }
+            for (ReplicationJobStatus j : jobs) {
+                out.println("job " + j.id() + ": " + j.state().name().toLowerCase(Locale.ROOT) + ", " + j.attempts() + " attempts, "
+                        + j.objectsCopied() + " objects, " + bytes(j.bytesSent()) + " sent");
+                out.println("  " + j.source() + " -> " + j.target());
+                if (j.nextAttemptAtMillis() != 0) {
+                    out.println("  next attempt: " + Instant.ofEpochMilli(j.nextAttemptAtMillis()));
+                }
+                if (!j.lastError().isEmpty()) {
+                    out.println("  last error: " + j.lastError());
+                }
             }
             return 0;
         }

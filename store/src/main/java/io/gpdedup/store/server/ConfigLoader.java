@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.replication.ReplicationSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -54,6 +55,9 @@ public final class ConfigLoader {
         @JsonProperty("tls-required") Boolean tlsRequired;
         @JsonProperty("unit-capacity-bytes") Long unitCapacityBytes;
         @JsonProperty("verify-on-put") String verifyOnPut;
+        @JsonProperty("replication-retry-seconds") Integer replicationRetrySeconds;
+        @JsonProperty("replication-retry-max-seconds") Integer replicationRetryMaxSeconds;
+        @JsonProperty("replication-max-attempts") Integer replicationMaxAttempts;
     }
 
     static final class UnitFile {
@@ -127,10 +131,19 @@ public final class ConfigLoader {
                     f.applianceProfile == null ? null : StorePaths.resolve(f.applianceProfile, base),
                     tls(f, source, base),
                     or(f.unitCapacityBytes, 0L),
-                    f.verifyOnPut == null ? PutVerification.SAMPLE : PutVerification.parse(f.verifyOnPut));
+                    f.verifyOnPut == null ? PutVerification.SAMPLE : PutVerification.parse(f.verifyOnPut),
+                    replication(f));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }
+    }
+
+    private static ReplicationSettings replication(ConfigFile f) {
+        ReplicationSettings d = ReplicationSettings.DEFAULT;
+        return new ReplicationSettings(
+                f.replicationRetrySeconds == null ? d.retryDelay() : Duration.ofSeconds(f.replicationRetrySeconds),
+                f.replicationRetryMaxSeconds == null ? d.maxRetryDelay() : Duration.ofSeconds(f.replicationRetryMaxSeconds),
+                or(f.replicationMaxAttempts, d.maxAttempts()));
     }
 
     private static io.gpdedup.store.tls.TlsSettings tls(ConfigFile f, String source, Path base) {

@@ -8,10 +8,14 @@ import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.AttributeKey;
 import java.util.OptionalInt;
 
 /** First frame: HELLO; picks the protocol version, announces the limits, then leaves the pipeline. */
 final class HandshakeHandler extends ChannelInboundHandlerAdapter {
+    /** The version agreed on a connection: requests of later versions are refused on it. */
+    static final AttributeKey<Integer> VERSION = AttributeKey.valueOf("gpdedup.protocol.version");
+
     private final int maxFrame;
     private final int maxBatch;
 
@@ -31,6 +35,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION,
                     "no common protocol version: client offers " + hello.versions() + ", server speaks " + ProtocolVersions.SUPPORTED);
         }
+        ctx.channel().attr(VERSION).set(version.getAsInt());
         ctx.channel().writeAndFlush(Frame.of(frame.requestId(), new Reply.HelloOk(version.getAsInt(), maxFrame, maxBatch)));
         ctx.pipeline().remove(this);
     }

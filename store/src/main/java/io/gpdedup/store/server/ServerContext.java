@@ -1,6 +1,7 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.engine.StoreEngine;
+import io.gpdedup.store.replication.ReplicationQueue;
 import io.netty.channel.group.ChannelGroup;
 import java.util.concurrent.ExecutorService;
 
@@ -18,7 +19,7 @@ final class ServerContext {
     final ChannelGroup channels;
 
     ServerContext(StoreEngine engine, StoreConfig config, StoreMetrics metrics, ExecutorService executor,
-            Authenticator authenticator, LoginThrottle throttle, ChannelGroup channels) {
+            Authenticator authenticator, LoginThrottle throttle, ChannelGroup channels, ReplicationQueue replication) {
         this.engine = engine;
         this.config = config;
         this.metrics = metrics;
@@ -26,7 +27,7 @@ final class ServerContext {
         this.authenticator = authenticator;
         this.throttle = throttle;
         this.gate = new RequestGate();
-        this.requests = new StoreRequests(metrics, executor, config.maxFrameBytes(), config.maxBatch());
+        this.requests = new StoreRequests(metrics, executor, config.maxFrameBytes(), config.maxBatch(), replication);
         this.channels = channels;
     }
 }

@@ -2,6 +2,7 @@ package io.gpdedup.store.server;
 
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.replication.ReplicationSettings;
 import io.gpdedup.store.tls.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.Map;
  * @param tls TLS certificate, key and whether plain text is refused; null: plain TCP only
  * @param unitCapacityBytes most container bytes each storage unit may hold; 0 = unlimited
  * @param verifyOnPut which uploaded chunks the store decodes and re-hashes before keeping them
+ * @param replication how the background copies to other stores are retried
  */
 public record StoreConfig(
         String listenAddress,
@@ -32,7 +34,8 @@ public record StoreConfig(
         Path applianceProfile,
         TlsSettings tls,
         long unitCapacityBytes,
-        PutVerification verifyOnPut) {
+        PutVerification verifyOnPut,
+        ReplicationSettings replication) {
 
     public static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
     public static final int DEFAULT_PORT = 7411;
@@ -71,6 +74,7 @@ public record StoreConfig(
             throw new IllegalArgumentException("unit-capacity-bytes " + unitCapacityBytes + " is negative (0 = unlimited)");
         }
         java.util.Objects.requireNonNull(verifyOnPut, "verifyOnPut");
+        java.util.Objects.requireNonNull(replication, "replication");
         if (units.isEmpty()) {
             throw new IllegalArgumentException("no storage unit configured: nobody could log in");
         }
@@ -82,7 +86,7 @@ public record StoreConfig(
             Duration idleTimeout, int engineThreads, Duration shutdownGrace, Map<String, Map<String, PasswordHash>> units,
             Path applianceProfile) {
         this(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units,
-                applianceProfile, null, 0, PutVerification.SAMPLE);
+                applianceProfile, null, 0, PutVerification.SAMPLE, ReplicationSettings.DEFAULT);
     }
 
     /** Defaults for everything but the data directory and the users. */
@@ -92,35 +96,39 @@ public record StoreConfig(
     }
 
     public StoreConfig withPort(int newPort) {
-        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut);
+        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication);
     }
 
     public StoreConfig withDataDir(Path newDataDir) {
-        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut);
+        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication);
     }
 
     public StoreConfig withMetricsPort(int newMetricsPort) {
-        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut);
+        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication);
     }
 
     public StoreConfig withIdleTimeout(Duration newIdleTimeout) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication);
     }
 
     public StoreConfig withLimits(int newMaxFrameBytes, int newMaxBatch) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication);
     }
 
     public StoreConfig withApplianceProfile(Path profile) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes, verifyOnPut);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes, verifyOnPut, replication);
     }
 
     public StoreConfig withTls(TlsSettings newTls) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes, verifyOnPut);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes, verifyOnPut, replication);
+    }
+
+    public StoreConfig withReplication(ReplicationSettings newReplication) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, newReplication);
     }
 
     public StoreConfig withUnitCapacity(long bytes) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut, replication);
     }
 
     @Override
@@ -134,6 +142,7 @@ public record StoreConfig(
                 + (applianceProfile == null ? "" : ", appliance-profile=" + applianceProfile)
                 + (tls == null ? "" : ", tls-cert=" + tls.certFile() + ", tls-required=" + tls.required())
                 + (unitCapacityBytes == 0 ? "" : ", unit-capacity-bytes=" + unitCapacityBytes)
-                + ", verify-on-put=" + verifyOnPut + "]";
+                + ", verify-on-put=" + verifyOnPut + ", replication-retry=" + replication.retryDelay() + ".." + replication.maxRetryDelay()
+                + " x" + replication.maxAttempts() + "]";
     }
 }

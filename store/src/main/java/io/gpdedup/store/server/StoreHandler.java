@@ -50,6 +50,12 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
             throw new ProtocolException(ErrorCode.PROTOCOL_VIOLATION, frame.type() + " is not allowed after AUTH_OK");
         }
         Channel channel = ctx.channel();
+        Integer version = channel.attr(HandshakeHandler.VERSION).get();
+        if (version != null && request.type().sinceVersion() > version) {
+            // What a server of that version would say: the type does not exist there.
+            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "unknown message type 0x" + Integer.toHexString(request.type().code())
+                    + " in protocol version " + version);
+        }
         int id = frame.requestId();
         if (!server.gate.enter()) {
             channel.writeAndFlush(Frame.of(id, new Reply.Error(ErrorCode.SHUTTING_DOWN, "server is stopping: " + frame.type() + " not run")));

@@ -6,6 +6,7 @@ import io.gpdedup.store.protocol.MessageType;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -167,6 +168,11 @@ public final class StoreMetrics {
 
     void loginFailed() {
         loginFailures.increment();
+    }
+
+    /** Adds the meters of another part of the store (replication) to the ones exposed. */
+    public void register(MeterBinder meters) {
+        meters.bindTo(registry);
     }
 
     /** The Prometheus text exposition of every meter. */

@@ -1,8 +1,6 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.Fingerprint;
-import io.gpdedup.store.engine.ChunkRef;
-import io.gpdedup.store.engine.ObjectInfo;
 import io.gpdedup.store.engine.Recipe;
 import io.gpdedup.store.engine.StoreException;
 import io.gpdedup.store.engine.StoredChunk;
@@ -14,6 +12,7 @@ import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
+import io.gpdedup.store.replication.ReplicationQueue;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +22,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Serves one request of an authenticated session against its storage unit: the store's business
@@ -32,18 +33,19 @@ import java.util.concurrent.Executor;
 final class StoreRequests {
     private static final System.Logger LOG = System.getLogger(StoreRequests.class.getName());
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
-    private static final byte[] NO_HASH = new byte[Fingerprint.LENGTH];
 
     private final StoreMetrics metrics;
     private final Executor executor;
     private final int maxFrame;
     private final int maxBatch;
+    private final ReplicationQueue replication;
 
-    StoreRequests(StoreMetrics metrics, Executor executor, int maxFrame, int maxBatch) {
+    StoreRequests(StoreMetrics metrics, Executor executor, int maxFrame, int maxBatch, ReplicationQueue replication) {
         this.metrics = metrics;
         this.executor = executor;
         this.maxFrame = maxFrame;
         this.maxBatch = maxBatch;
+        this.replication = replication;
     }
 
     /** Serves {@code request}; the stage completes once its final reply has been handed to {@code out}. */
@@ -89,7 +91,7 @@ final class StoreRequests {
                 chunks(s, ((Request.GetChunks) request).fingerprints(), out);
                 return DONE;
             case LIST:
-                list(s, ((Request.ListObjects) request).prefix(), out);
+                sendParts(s.unit.list(((Request.ListObjects) request).prefix()), FrameCodec::objectInfoSize, Reply.ObjectsPart::new, out);
                 return DONE;
             case DELETE: {
                 String prefix = ((Request.DeleteObjects) request).prefix();
@@ -113,6 +115,12 @@ final class StoreRequests {
                 return DONE;
             case PING:
                 out.last(new Reply.Ok());
+                return DONE;
+            case REPLICATE:
+                out.last(new Reply.ReplicationQueued(replicate(s, (Request.Replicate) request)));
+                return DONE;
+            case REPLICATION_STATUS:
+                sendParts(replication.jobs(s.unit.name()), FrameCodec::jobStatusSize, Reply.ReplicationJobsPart::new, out);
                 return DONE;
             default:
                 throw new IllegalStateException(request.type() + " is not a store request");
@@ -193,16 +201,7 @@ final class StoreRequests {
             return;
         }
         Recipe r = found.get();
-        int fixed = FrameCodec.frameLength(Frame.of(0, new Reply.RecipePart(0, NO_HASH, List.of())));
-        List<List<ChunkRef>> parts = Batches.split(r.chunks(), ref -> FrameCodec.REF_SIZE, fixed, maxFrame, Integer.MAX_VALUE);
-        for (int i = 0; i < parts.size(); i++) {
-            Reply.RecipePart part = new Reply.RecipePart(r.totalLength(), r.streamSha256(), parts.get(i));
-            if (i < parts.size() - 1) {
-                out.part(part);
-            } else {
-                out.last(part);
-            }
-        }
+        sendParts(r.chunks(), ref -> FrameCodec.REF_SIZE, refs -> new Reply.RecipePart(r.totalLength(), r.streamSha256(), refs), out);
     }
 
     private void chunks(StoreSession s, List<Fingerprint> fingerprints, ReplySink out) {
@@ -233,16 +232,26 @@ final class StoreRequests {
         out.last(new Reply.ChunksPart(part));
     }
 
-    private void list(StoreSession s, String prefix, ReplySink out) {
-        List<ObjectInfo> objects = s.unit.list(prefix);
-        int fixed = FrameCodec.frameLength(Frame.of(0, new Reply.ObjectsPart(List.of())));
-        List<List<ObjectInfo>> parts = Batches.split(objects, FrameCodec::objectInfoSize, fixed, maxFrame, Integer.MAX_VALUE);
+    /** Queues the copy of a backup of the session's unit; refuses one with nothing to copy. */
+    private long replicate(StoreSession s, Request.Replicate r) {
+        if (r.sourcePrefix().isEmpty() || r.target().prefix().isEmpty() || r.target().host().isEmpty()) {
+            throw new BadRequestException("REPLICATE needs a source prefix, a remote host and a target prefix");
+        }
+        if (s.unit.list(r.sourcePrefix()).isEmpty()) {
+            throw new BadRequestException("no objects under '" + r.sourcePrefix() + "' in unit '" + s.unit.name() + "' to replicate");
+        }
+        return replication.enqueue(s.unit.name(), r.sourcePrefix(), r.target(), r.password());
+    }
+
+    /** A list as a reply of as many frames (MORE) as it needs. */
+    private <E> void sendParts(List<E> entries, ToIntFunction<E> entrySize, Function<List<E>, Reply> part, ReplySink out) {
+        int fixed = FrameCodec.frameLength(Frame.of(0, part.apply(List.of())));
+        List<List<E>> parts = Batches.split(entries, entrySize, fixed, maxFrame, Integer.MAX_VALUE);
         for (int i = 0; i < parts.size(); i++) {
-            Reply.ObjectsPart part = new Reply.ObjectsPart(parts.get(i));
             if (i < parts.size() - 1) {
-                out.part(part);
+                out.part(part.apply(parts.get(i)));
             } else {
-                out.last(part);
+                out.last(part.apply(parts.get(i)));
             }
         }
     }

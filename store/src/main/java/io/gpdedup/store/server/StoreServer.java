@@ -1,6 +1,7 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.engine.StoreEngine;
+import io.gpdedup.store.replication.ReplicationQueue;
 import io.gpdedup.store.tls.ServerTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -55,8 +56,12 @@ public final class StoreServer {
         this.epoll = epoll;
     }
 
-    /** Binds {@code config.listenAddress():config.port()} (port 0: any free port) and starts serving. */
-    public static StoreServer start(StoreEngine engine, StoreConfig config, StoreMetrics metrics) throws IOException {
+    /**
+     * Binds {@code config.listenAddress():config.port()} (port 0: any free port) and starts serving;
+     * REPLICATE requests go to {@code replication}.
+     */
+    public static StoreServer start(StoreEngine engine, StoreConfig config, StoreMetrics metrics, ReplicationQueue replication)
+            throws IOException {
         ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -68,7 +73,8 @@ public final class StoreServer {
                 new LinkedBlockingQueue<>(), new DefaultThreadFactory("store-engine", true));
         ChannelGroup channels = new DefaultChannelGroup("store-connections", GlobalEventExecutor.INSTANCE);
         Authenticator authenticator = new Authenticator(config.units());
-        ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator, LoginThrottle.standard(), channels);
+        ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator, LoginThrottle.standard(), channels,
+                replication);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(channelType)

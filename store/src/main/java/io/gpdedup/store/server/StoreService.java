@@ -3,6 +3,7 @@ package io.gpdedup.store.server;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.StoreEngine;
+import io.gpdedup.store.replication.ReplicationQueue;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -23,14 +24,17 @@ public final class StoreService implements AutoCloseable {
     private final StoreServer server;
     private final MetricsEndpoint metricsEndpoint;
     private final StoreMetrics metrics;
+    private final ReplicationQueue replication;
     private final Path portFile;
     private boolean closed;
 
-    private StoreService(StoreEngine engine, StoreServer server, MetricsEndpoint metricsEndpoint, StoreMetrics metrics, Path portFile) {
+    private StoreService(StoreEngine engine, StoreServer server, MetricsEndpoint metricsEndpoint, StoreMetrics metrics,
+            ReplicationQueue replication, Path portFile) {
         this.engine = engine;
         this.server = server;
         this.metricsEndpoint = metricsEndpoint;
         this.metrics = metrics;
+        this.replication = replication;
         this.portFile = portFile;
     }
 
@@ -41,6 +45,7 @@ public final class StoreService implements AutoCloseable {
     public static StoreService start(StoreConfig config, StoreEngine engine) throws IOException {
         StoreServer server = null;
         MetricsEndpoint endpoint = null;
+        ReplicationQueue replication = null;
         try {
             refuseDemoPasswordBeyondLoopback(config);
             StoreMetrics metrics = new StoreMetrics();
@@ -48,7 +53,9 @@ public final class StoreService implements AutoCloseable {
                 // Opens (or creates) every configured unit now, so a bad unit name fails the start, not a login.
                 metrics.watchUnit(engine.unit(unit));
             }
-            server = StoreServer.start(engine, config, metrics);
+            replication = ReplicationQueue.start(engine.dataDirectory(), engine, config.replication());
+            metrics.register(replication);
+            server = StoreServer.start(engine, config, metrics, replication);
             if (config.metricsPort() != StoreConfig.METRICS_OFF) {
                 endpoint = MetricsEndpoint.start(new InetSocketAddress(config.listenAddress(), config.metricsPort()), metrics);
             }
@@ -57,13 +64,16 @@ public final class StoreService implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "serving " + engine.dataDirectory() + " on " + server.address()
                     + (server.usesEpoll() ? " (epoll)" : " (nio)")
                     + (endpoint == null ? "" : ", metrics on http://" + hostPort(endpoint.address()) + MetricsEndpoint.PATH));
-            return new StoreService(engine, server, endpoint, metrics, portFile);
+            return new StoreService(engine, server, endpoint, metrics, replication, portFile);
         } catch (IOException | RuntimeException e) {
             if (endpoint != null) {
                 endpoint.close();
             }
             if (server != null) {
                 server.stop();
+            }
+            if (replication != null) {
+                replication.close();
             }
             engine.close();
             throw e;
@@ -120,7 +130,8 @@ public final class StoreService implements AutoCloseable {
 
     /**
      * The stop path: stop accepting, let accepted requests (commits) finish within the grace period,
-     * close connections (aborting their leases), stop the metrics endpoint, close the engine,
+     * close connections (aborting their leases), stop the replication worker (its copy in progress
+     * stays queued), stop the metrics endpoint, close the engine,
      * remove the port file. Idempotent.
      */
     @Override
@@ -131,6 +142,8 @@ public final class StoreService implements AutoCloseable {
         closed = true;
         try {
             server.stop();
+            // Before the engine closes: the worker reads backups from it.
+            replication.close();
         } finally {
             if (metricsEndpoint != null) {
                 metricsEndpoint.close();

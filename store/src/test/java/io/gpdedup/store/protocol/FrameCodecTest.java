@@ -68,6 +68,9 @@ class FrameCodecTest {
                 new Request.Verify(),
                 new Request.CollectGarbage(),
                 new Request.Ping(),
+                new Request.Replicate(name + "/", new ReplicaTarget("dr-" + r.nextInt(), 1 + r.nextInt(65535), "unit", "üser", "dr/" + name),
+                        "päss wörd"),
+                new Request.ReplicationStatus(),
                 new Reply.Ok(),
                 new Reply.HelloOk(1, FrameCodec.DEFAULT_MAX_FRAME, 65536),
                 new Reply.AuthOk(),
@@ -81,6 +84,12 @@ class FrameCodecTest {
                 new Reply.Stats(new UnitStats(1, 2, 3, 4, 5, 6)),
                 new Reply.VerifyResult(new VerifyReport(7, 8, 9, List.of("a", "b"), List.of("problem ü"))),
                 new Reply.GcResult(new GcReport(10, 11, 12, 13)),
+                new Reply.ReplicationQueued(lease),
+                new Reply.ReplicationJobsPart(List.of(
+                        new ReplicationJobStatus(lease, name + "/", new ReplicaTarget("::1", 7411, "u", "v", "dr/x/"),
+                                ReplicationJobStatus.State.values()[r.nextInt(4)], r.nextInt(100), 3, 4, 5, 6, 7, 0, "remote down: ü"),
+                        new ReplicationJobStatus(1, "", new ReplicaTarget("", 1, "", "", ""), ReplicationJobStatus.State.DONE,
+                                0, 0, 0, 0, 0, 0, 0, ""))),
                 new Reply.Error(ErrorCode.STORE_ERROR, "something failed: ü"));
     }
 
@@ -210,8 +219,9 @@ class FrameCodecTest {
 
     @Test
     void versionChoiceIsTheHighestCommonOne() {
+        assertEquals(2, ProtocolVersions.choose(List.of(1, 2, 7)).getAsInt());
         assertEquals(1, ProtocolVersions.choose(List.of(1, 7)).getAsInt());
-        assertTrue(ProtocolVersions.choose(List.of(2, 3)).isEmpty());
+        assertTrue(ProtocolVersions.choose(List.of(3, 4)).isEmpty());
     }
 
     private static Frame decode(ByteBuffer wire) {

@@ -17,6 +17,8 @@ import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.protocol.Message;
 import io.gpdedup.store.protocol.ProtocolException;
 import io.gpdedup.store.protocol.ProtocolVersions;
+import io.gpdedup.store.protocol.ReplicaTarget;
+import io.gpdedup.store.protocol.ReplicationJobStatus;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
 import io.gpdedup.testsupport.Mutator;
@@ -58,12 +60,15 @@ class FrameCodecFuzzTest {
                 new Request.ListObjects("dir/"),
                 new Request.DeleteObject("dir/object"),
                 new Request.Ping(),
+                new Request.Replicate("dir/", new ReplicaTarget("dr", 7411, "unit", "user", "dr/dir/"), "password"),
                 new Reply.HelloOk(1, 16 << 20, 65536),
                 new Reply.MissingBitmap(new boolean[] {true, false, true, true, false, false, true, false, true}),
                 new Reply.RecipePart(6, sha, refs),
                 new Reply.ChunksPart(List.of(new StoredChunk(Codec.NONE, 3, new byte[] {1, 2, 3}))),
                 new Reply.ObjectsPart(List.of(new ObjectInfo("dir/object", 6, 1_700_000_000_000L))),
                 new Reply.VerifyResult(new VerifyReport(1, 2, 3, List.of("a", "b"), List.of("problem"))),
+                new Reply.ReplicationJobsPart(List.of(new ReplicationJobStatus(3, "dir/", new ReplicaTarget("dr", 7411, "unit", "user", "dr/dir/"),
+                        ReplicationJobStatus.State.QUEUED, 2, 1, 2, 3, 4, 5, 6, "remote down"))),
                 new Reply.Error(ErrorCode.STORE_ERROR, "no such chunk"));
         List<byte[]> out = new ArrayList<>();
         int id = 1;

@@ -16,17 +16,17 @@ import java.util.List;
 import java.util.Random;
 
 /** Writes and reads whole objects through the client, uncompressed, as the plugin would. */
-final class ObjectIo {
+public final class ObjectIo {
     private ObjectIo() {
     }
 
-    static byte[] random(long seed, int length) {
+    public static byte[] random(long seed, int length) {
         byte[] b = new byte[length];
         new Random(seed).nextBytes(b);
         return b;
     }
 
-    static void write(StoreClient client, String name, byte[] data, int chunkSize) {
+    public static void write(StoreClient client, String name, byte[] data, int chunkSize) {
         List<ChunkRef> refs = new ArrayList<>();
         List<ChunkUpload> uploads = new ArrayList<>();
         for (int off = 0; off < data.length; off += chunkSize) {
@@ -53,7 +53,7 @@ final class ObjectIo {
         }
     }
 
-    static byte[] read(StoreClient client, String name) {
+    public static byte[] read(StoreClient client, String name) {
         Recipe r = client.recipe(name).orElseThrow(() -> new AssertionError("no object " + name));
         Fingerprint[] fps = r.chunks().stream().map(ChunkRef::fingerprint).toArray(Fingerprint[]::new);
         List<StoredChunk> chunks = client.chunks(fps).join();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.store.engine.PutVerification;
+import io.gpdedup.store.replication.ReplicationSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -96,6 +97,18 @@ class ConfigLoaderTest {
         ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
                 () -> ConfigLoader.parse("verify-on-put: yes\n" + units, "t.yaml", BASE));
         assertTrue(e.getMessage().contains("verify-on-put must be all, sample or none"), e.getMessage());
+    }
+
+    @Test
+    void replicationRetriesAreReadWithTheirDefaults() {
+        String units = "units: {u: {users: {a: '" + HASH + "'}}}\n";
+        assertEquals(ReplicationSettings.DEFAULT, ConfigLoader.parse(units, "t.yaml", BASE).replication());
+        ReplicationSettings r = ConfigLoader.parse("replication-retry-seconds: 2\nreplication-retry-max-seconds: 30\n"
+                + "replication-max-attempts: 5\n" + units, "t.yaml", BASE).replication();
+        assertEquals(new ReplicationSettings(Duration.ofSeconds(2), Duration.ofSeconds(30), 5), r);
+        ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
+                () -> ConfigLoader.parse("replication-max-attempts: 0\n" + units, "t.yaml", BASE));
+        assertTrue(e.getMessage().contains("replication-max-attempts 0 is below 1"), e.getMessage());
     }
 
     @Test

@@ -127,6 +127,18 @@ class ProtocolAbuseTest {
     }
 
     @Test
+    void aVersionTwoRequestOnAVersionOneConnectionIsUnknown() throws Exception {
+        try (RawConnection c = new RawConnection(store.port())) {
+            c.send(Frame.of(1, new Request.Hello(List.of(ProtocolVersions.V1))));
+            assertEquals(ProtocolVersions.V1, ((Reply.HelloOk) c.read().message()).version());
+            c.send(Frame.of(2, new Request.Auth(StoreFixture.UNIT_A, StoreFixture.USER_A, StoreFixture.PASSWORD_A)));
+            assertTrue(c.read().message() instanceof Reply.AuthOk);
+            c.send(Frame.of(3, new Request.ReplicationStatus()));
+            assertFatal(c, ErrorCode.MALFORMED_FRAME);
+        }
+    }
+
+    @Test
     void noCommonVersionIsRefused() throws Exception {
         try (RawConnection c = new RawConnection(store.port())) {
             c.send(Frame.of(1, new Request.Hello(List.of(99, 100))));
