@@ -10,7 +10,9 @@ public enum ErrorCode {
     BAD_REQUEST(6, false),
     STORE_ERROR(7, false),
     SHUTTING_DOWN(8, false),
-    INTERNAL(9, false);
+    INTERNAL(9, false),
+    /** A connection or login refused for now (connection limits, login throttle); the message says which. */
+    THROTTLED(10, true);
 
     private final int code;
     private final boolean fatal;

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
 import java.io.IOException;
@@ -54,6 +55,11 @@ public final class ConfigLoader {
         @JsonProperty("tls-required") Boolean tlsRequired;
         @JsonProperty("unit-capacity-bytes") Long unitCapacityBytes;
         @JsonProperty("verify-on-put") String verifyOnPut;
+        @JsonProperty("login-timeout-seconds") Integer loginTimeoutSeconds;
+        @JsonProperty("max-connections") Integer maxConnections;
+        @JsonProperty("max-connections-per-address") Integer maxConnectionsPerAddress;
+        @JsonProperty("max-pending-logins") Integer maxPendingLogins;
+        @JsonProperty("disk-reserve-bytes") Long diskReserveBytes;
     }
 
     static final class UnitFile {
@@ -127,7 +133,13 @@ public final class ConfigLoader {
                     f.applianceProfile == null ? null : StorePaths.resolve(f.applianceProfile, base),
                     tls(f, source, base),
                     or(f.unitCapacityBytes, 0L),
-                    f.verifyOnPut == null ? PutVerification.SAMPLE : PutVerification.parse(f.verifyOnPut));
+                    f.verifyOnPut == null ? PutVerification.SAMPLE : PutVerification.parse(f.verifyOnPut),
+                    new ConnectionLimits(
+                            f.loginTimeoutSeconds == null ? ConnectionLimits.DEFAULT_LOGIN_TIMEOUT : Duration.ofSeconds(f.loginTimeoutSeconds),
+                            or(f.maxConnections, ConnectionLimits.AUTO),
+                            or(f.maxConnectionsPerAddress, ConnectionLimits.AUTO),
+                            or(f.maxPendingLogins, ConnectionLimits.DEFAULT_MAX_PENDING_LOGINS)),
+                    or(f.diskReserveBytes, EngineSettings.DEFAULT_DISK_RESERVE));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }

@@ -38,6 +38,9 @@ public final class StoreMetrics {
     private final Counter commits;
     private final Counter committedLogicalBytes;
     private final Counter loginFailures;
+    private final Counter connectionsRefused;
+    private final Counter loginTimeouts;
+    private final Counter loginsThrottled;
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, CachedStats> units = new ConcurrentHashMap<>();
 
@@ -57,6 +60,9 @@ public final class StoreMetrics {
         commits = counter("gpdedup.store.commits", "objects committed");
         committedLogicalBytes = counter("gpdedup.store.committed.logical.bytes", "total length of the objects committed");
         loginFailures = counter("gpdedup.store.login.failures", "failed logins");
+        connectionsRefused = counter("gpdedup.store.connections.refused", "connections refused, or closed before login to make room, by the connection limits");
+        loginTimeouts = counter("gpdedup.store.login.timeouts", "connections closed for not logging in within login-timeout-seconds");
+        loginsThrottled = counter("gpdedup.store.logins.throttled", "logins refused by the login throttle without checking the password");
     }
 
     private Counter counter(String name, String description) {
@@ -167,6 +173,18 @@ public final class StoreMetrics {
 
     void loginFailed() {
         loginFailures.increment();
+    }
+
+    void connectionRefused() {
+        connectionsRefused.increment();
+    }
+
+    void loginTimedOut() {
+        loginTimeouts.increment();
+    }
+
+    void loginThrottled() {
+        loginsThrottled.increment();
     }
 
     /** The Prometheus text exposition of every meter. */

@@ -32,8 +32,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Netty server in front of a {@link StoreEngine}: native epoll when the platform has it, NIO
- * otherwise. Each connection gets the pipeline idle timer, frame decoder, message decoder and
- * encoder, handshake, auth and (once authenticated) store handler, and the protocol error handler.
+ * otherwise. Each connection is first admitted by the {@link ConnectionLimiter} (which may close
+ * it at once, or close older ones still waiting to log in), and gets the pipeline idle timer,
+ * frame decoder, message decoder and encoder, handshake, auth and (once authenticated) store
+ * handler, and the protocol error handler.
  * Does not own the engine: whoever opened it closes it after {@link #stop}.
  */
 public final class StoreServer {
@@ -68,7 +70,11 @@ public final class StoreServer {
                 new LinkedBlockingQueue<>(), new DefaultThreadFactory("store-engine", true));
         ChannelGroup channels = new DefaultChannelGroup("store-connections", GlobalEventExecutor.INSTANCE);
         Authenticator authenticator = new Authenticator(config.units());
-        ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator, LoginThrottle.standard(), channels);
+        RefusalLog refusals = new RefusalLog(boss);
+        ConnectionLimits limits = config.connectionLimits();
+        ConnectionLimiter limiter = ConnectionLimiter.forProcess(limits, refusals, metrics, tls == null);
+        ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator,
+                LoginThrottle.standard(limits.maxPendingLogins()), refusals, channels);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(channelType)
@@ -89,8 +95,14 @@ public final class StoreServer {
                         p.addLast("encoder", new MessageEncoder());
                         p.addLast("messages", new MessageDecoder());
                         p.addLast("handshake", new HandshakeHandler(config.maxFrameBytes(), config.maxBatch()));
-                        p.addLast("auth", new AuthHandler(context));
                         p.addLast("errors", new ProtocolErrorHandler());
+                        ConnectionLimiter.Admission admission = limiter.admit(ch, ch.remoteAddress().getAddress());
+                        if (admission == null) {
+                            return;
+                        }
+                        ch.closeFuture().addListener(f -> limiter.closed(admission));
+                        p.addBefore("errors", "auth", new AuthHandler(context, admission));
+                        limiter.closeUnlessLoginStartsWithin(admission, limits.loginTimeout());
                     }
                 });
         ChannelFuture bound = bootstrap.bind(new InetSocketAddress(config.listenAddress(), config.port())).awaitUninterruptibly();
@@ -131,6 +143,7 @@ public final class StoreServer {
                             + context.config.shutdownGrace() + "; closing their connections");
                 }
                 context.channels.close().awaitUninterruptibly();
+                context.refusals.flush();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
