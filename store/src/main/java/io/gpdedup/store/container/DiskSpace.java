@@ -85,6 +85,6 @@ public final class DiskSpace {
     }
 
     static String mib(long bytes) {
-        return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
+        return String.format(Locale.ROOT, "%.2f MiB", bytes / 1048576.0);
     }
 }

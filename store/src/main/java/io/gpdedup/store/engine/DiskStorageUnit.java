@@ -223,7 +223,7 @@ final class DiskStorageUnit implements StorageUnit {
             } catch (DiskFullException e) {
                 throw new StoreException(e.getMessage());
             } catch (IOException e) {
-                throw new StoreException("cannot store chunk " + fp + " in unit " + name + ": " + e, e);
+                throw new StoreException("cannot store chunk " + fp + " in unit " + name + ": " + e.getMessage(), e);
             }
             index.insert(fp, p.container(), p.offset(), record.length);
             lease.pin(fp);

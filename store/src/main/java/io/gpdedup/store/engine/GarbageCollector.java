@@ -35,7 +35,8 @@ final class GarbageCollector {
     /** Free space a rewrite leaves beyond its copies, for the directory entries and fsyncs around it. */
     private static final long ROOM_MARGIN = 1L << 20;
 
-    private record Slot(int slot, long offset, int length) {
+    /** A record of a container being collected; taken before the index changes, since removals move slots. */
+    private record Entry(Fingerprint fingerprint, long offset, int length, boolean live) {
     }
 
     private record Move(Fingerprint fingerprint, int container, long offset) {
@@ -43,7 +44,7 @@ final class GarbageCollector {
 
     private final DiskStorageUnit unit;
     private final List<Fingerprint> pins;
-    private final Map<Integer, List<Slot>> slotsByVictim = new HashMap<>();
+    private final Map<Integer, List<Entry>> entriesByVictim = new HashMap<>();
     // One batch of rewrites: what was copied where, and the containers the copies went to.
     private final List<Container> batch = new ArrayList<>();
     private final List<Move> moves = new ArrayList<>();
@@ -89,23 +90,23 @@ final class GarbageCollector {
             return new GcReport(chunksBefore, 0, 0, 0);
         }
         for (Container c : empty) {
-            slotsByVictim.put(c.id(), new ArrayList<>());
+            entriesByVictim.put(c.id(), new ArrayList<>());
         }
         for (Container c : sparse) {
-            slotsByVictim.put(c.id(), new ArrayList<>());
+            entriesByVictim.put(c.id(), new ArrayList<>());
         }
         index.forEach((slot, container, offset, length) -> {
-            List<Slot> l = slotsByVictim.get(container);
+            List<Entry> l = entriesByVictim.get(container);
             if (l != null) {
-                l.add(new Slot(slot, offset, length));
+                l.add(new Entry(index.fingerprintAt(slot), offset, length, live.get(slot)));
             }
         });
 
         unit.dropIndexSnapshot();
         if (!empty.isEmpty()) {
             for (Container c : empty) {
-                for (Slot s : slotsByVictim.get(c.id())) {
-                    dead.add(index.fingerprintAt(s.slot()));
+                for (Entry e : entriesByVictim.get(c.id())) {
+                    dead.add(e.fingerprint());
                 }
             }
             batch.addAll(empty);
@@ -124,7 +125,7 @@ final class GarbageCollector {
                 skipped++;
                 continue;
             }
-            copyLive(c, live);
+            copyLive(c);
         }
         finishBatch();
         if (skipped > 0) {
@@ -142,19 +143,18 @@ final class GarbageCollector {
     }
 
     /** Copies the live records of {@code c} into the output containers; the index moves at {@link #finishBatch()}. */
-    private void copyLive(Container c, BitSet live) throws IOException {
-        ChunkIndex index = unit.index();
+    private void copyLive(Container c) throws IOException {
         ContainerSet containers = unit.containers();
-        List<Slot> slots = slotsByVictim.get(c.id());
-        slots.sort((a, b) -> Long.compare(a.offset(), b.offset()));
+        List<Entry> entries = entriesByVictim.get(c.id());
+        entries.sort((a, b) -> Long.compare(a.offset(), b.offset()));
         try {
-            for (Slot s : slots) {
-                Fingerprint fp = index.fingerprintAt(s.slot());
-                if (!live.get(s.slot())) {
+            for (Entry e : entries) {
+                Fingerprint fp = e.fingerprint();
+                if (!e.live()) {
                     dead.add(fp);
                     continue;
                 }
-                byte[] rec = c.read(s.offset(), s.length());
+                byte[] rec = c.read(e.offset(), e.length());
                 if (out == null || (out.size() + rec.length > unit.settings().containerSizeBytes() && out.size() > out.dataStart())) {
                     out = containers.create();
                     created.add(out);
@@ -198,12 +198,7 @@ final class GarbageCollector {
         }
         FileSync.syncDirectory(containers.directory());
         swept += batch.size();
-        batch.clear();
-        moves.clear();
-        dead.clear();
-        written.clear();
-        created.clear();
-        batchBytes = 0;
+        clearBatch();
     }
 
     /**
@@ -222,6 +217,10 @@ final class GarbageCollector {
         if (created.contains(out)) {
             out = null;
         }
+        clearBatch();
+    }
+
+    private void clearBatch() {
         batch.clear();
         moves.clear();
         dead.clear();

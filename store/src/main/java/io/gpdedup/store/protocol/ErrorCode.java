@@ -11,7 +11,7 @@ public enum ErrorCode {
     STORE_ERROR(7, false),
     SHUTTING_DOWN(8, false),
     INTERNAL(9, false),
-    /** A connection or login refused for now (connection limits, login throttle); the message says which. */
+    /** A login refused for now by the login throttle, without its password being checked. */
     THROTTLED(10, true);
 
     private final int code;

@@ -1,12 +1,10 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.ErrorCode;
 import io.netty.channel.Channel;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -16,17 +14,22 @@ import java.util.function.LongSupplier;
 /**
  * Decides which connections the server keeps, so that no flood of sockets can take the
  * descriptors that commits, container writes, fsyncs and garbage collection need, nor keep the
- * backup hosts out. Caps: connections in total and per remote address (below the descriptor
- * limit, see {@link #forProcess}), and connections still waiting to log in (no AUTH yet) per
- * address. At a cap, the oldest connection of the same kind that is still waiting to log in is
- * closed to make room; logged-in connections, and those whose AUTH is being checked, are never
- * closed for a newcomer: the newcomer is refused instead. What it closes and refuses goes to the
- * {@link RefusalLog}.
+ * backup hosts out. It runs on the accepting thread, before a connection is handed to an event
+ * loop, so a refused socket is closed at once. Caps: connections in total and per remote address
+ * (below the descriptor limit, see {@link #forProcess}), and connections still waiting to log in
+ * (no AUTH yet) per address. At a cap, the oldest connection of the same kind that is still
+ * waiting to log in is closed to make room; logged-in connections, and those whose AUTH is being
+ * checked, are never closed for a newcomer: the newcomer is refused instead. A connection counts
+ * until its socket is really closed, so closes still under way (at most
+ * {@link #CLOSING_SLACK} beyond the cap) cannot push the descriptors past the limit. What it
+ * closes and refuses goes to the {@link RefusalLog}; the clients just see the connection close.
  */
 final class ConnectionLimiter {
     private static final System.Logger LOG = System.getLogger(ConnectionLimiter.class.getName());
     /** Descriptors left free for the engine (and the JVM) whatever the caps say. */
     static final int MIN_SPARE_DESCRIPTORS = 64;
+    /** Sockets being closed to make room that may still hold their descriptor beyond the cap. */
+    static final int CLOSING_SLACK = MIN_SPARE_DESCRIPTORS / 2;
     /** The open descriptors are counted again at most this often (a count reads /proc/self/fd). */
     private static final long RECOUNT_NANOS = 1_000_000_000L;
     /** Without a descriptor limit to go by (not a Unix JVM): the total cap when none is configured. */
@@ -40,24 +43,27 @@ final class ConnectionLimiter {
     private final LongSupplier clock;
     private final RefusalLog refusals;
     private final StoreMetrics metrics;
-    private final boolean plainText;
     private final Map<InetAddress, PerAddress> byAddress = new HashMap<>();
     private final LinkedHashSet<Admission> waiting = new LinkedHashSet<>();
-    private int total;
+    /** Sockets admitted and not yet closed, and of those the ones being closed to make room. */
+    private int open;
+    private int closing;
     private long countedAt;
     private boolean descriptorsLow;
 
     private static final class PerAddress {
-        int total;
+        int open;
+        int closing;
         final LinkedHashSet<Admission> waiting = new LinkedHashSet<>();
     }
 
-    /** One connection the limiter let in, from accept until it closes. */
+    /** One connection the limiter let in, from accept until its socket is closed. */
     final class Admission {
         private final Channel channel;
         private final InetAddress address;
         private boolean isWaiting = true;
-        private boolean gone;
+        private boolean evicted;
+        private boolean closed;
 
         private Admission(Channel channel, InetAddress address) {
             this.channel = channel;
@@ -67,42 +73,28 @@ final class ConnectionLimiter {
         /** Its AUTH arrived: from now on it is never closed to make room. */
         void loginStarted() {
             synchronized (ConnectionLimiter.this) {
-                if (isWaiting && !gone) {
-                    isWaiting = false;
-                    waiting.remove(this);
-                    byAddress.get(address).waiting.remove(this);
+                if (isWaiting) {
+                    stopWaiting();
                 }
             }
         }
 
-        /** Whether it is still waiting to log in (no AUTH yet). */
+        /** Whether it is still waiting to log in (no AUTH yet, not being closed). */
         boolean waitingForLogin() {
             synchronized (ConnectionLimiter.this) {
-                return isWaiting && !gone;
+                return isWaiting;
             }
         }
 
-        private void leave() {
-            if (gone) {
-                return;
-            }
-            gone = true;
-            total--;
-            PerAddress p = byAddress.get(address);
-            p.total--;
-            if (isWaiting) {
-                waiting.remove(this);
-                p.waiting.remove(this);
-            }
-            if (p.total == 0) {
-                byAddress.remove(address);
-            }
+        private void stopWaiting() {
+            isWaiting = false;
+            waiting.remove(this);
+            byAddress.get(address).waiting.remove(this);
         }
     }
 
-    /** @param plainText whether a refused connection can be told why in an ERROR frame (not behind TLS) */
     ConnectionLimiter(int maxTotal, int maxPerAddress, long descriptorLimit, LongSupplier openDescriptors, LongSupplier clock,
-            RefusalLog refusals, StoreMetrics metrics, boolean plainText) {
+            RefusalLog refusals, StoreMetrics metrics) {
         this.maxTotal = maxTotal;
         this.maxPerAddress = Math.min(maxPerAddress, maxTotal);
         this.maxWaitingPerAddress = Math.max(4, this.maxPerAddress / 4);
@@ -111,7 +103,6 @@ final class ConnectionLimiter {
         this.clock = clock;
         this.refusals = refusals;
         this.metrics = metrics;
-        this.plainText = plainText;
     }
 
     /**
@@ -122,7 +113,7 @@ final class ConnectionLimiter {
      * descriptors are counted again now and then, and when fewer than
      * {@link #MIN_SPARE_DESCRIPTORS} are left new connections are treated as over the total cap.
      */
-    static ConnectionLimiter forProcess(ConnectionLimits limits, RefusalLog refusals, StoreMetrics metrics, boolean plainText) {
+    static ConnectionLimiter forProcess(ConnectionLimits limits, RefusalLog refusals, StoreMetrics metrics) {
         long limit = Descriptors.limit();
         long open = Descriptors.open();
         int ceiling;
@@ -139,8 +130,7 @@ final class ConnectionLimiter {
             total = ceiling;
         }
         int perAddress = limits.maxConnectionsPerAddress() == ConnectionLimits.AUTO ? Math.max(1, total / 2) : limits.maxConnectionsPerAddress();
-        ConnectionLimiter limiter = new ConnectionLimiter(total, perAddress, limit, Descriptors::open, System::nanoTime, refusals, metrics,
-                plainText);
+        ConnectionLimiter limiter = new ConnectionLimiter(total, perAddress, limit, Descriptors::open, System::nanoTime, refusals, metrics);
         LOG.log(System.Logger.Level.INFO, "connections: at most " + limiter.maxTotal + ", " + limiter.maxPerAddress + " per address, "
                 + limiter.maxWaitingPerAddress + " per address waiting to log in; file descriptors: limit " + limit + ", " + open + " open");
         return limiter;
@@ -160,8 +150,7 @@ final class ConnectionLimiter {
 
     /**
      * Lets a just-accepted connection in, closing older ones still waiting to log in if that makes
-     * room; or refuses it (closes it, after a {@code THROTTLED} error saying why where it can) and
-     * returns null. The channel's pipeline must be complete.
+     * room; or refuses it and returns null (the caller closes it at once).
      */
     Admission admit(Channel channel, InetAddress from) {
         List<Admission> evicted = new ArrayList<>();
@@ -172,36 +161,39 @@ final class ConnectionLimiter {
             if (p.waiting.size() >= maxWaitingPerAddress) {
                 evicted.add(evictOldest(p.waiting));
             }
-            if (p.total >= maxPerAddress && !p.waiting.isEmpty()) {
+            if (p.open - p.closing >= maxPerAddress && !p.waiting.isEmpty()) {
                 evicted.add(evictOldest(p.waiting));
             }
-            boolean full = total >= maxTotal || descriptorsLow();
+            boolean full = open - closing >= maxTotal || descriptorsLow();
             if (full && !waiting.isEmpty()) {
                 evicted.add(evictOldest(waiting));
-                full = total >= maxTotal;
+                full = open - closing >= maxTotal;
             }
-            if (p.total >= maxPerAddress) {
+            if (p.open - p.closing >= maxPerAddress) {
                 refusal = "over max-connections-per-address " + maxPerAddress;
             } else if (full) {
                 refusal = descriptorsLow ? "too few file descriptors left (limit " + descriptorLimit + ")" : "over max-connections " + maxTotal;
+            } else if (open >= maxTotal + CLOSING_SLACK) {
+                refusal = "too many connections still closing";
             } else {
                 admitted = new Admission(channel, from);
-                total++;
-                p.total++;
+                open++;
+                p.open++;
                 p.waiting.add(admitted);
                 waiting.add(admitted);
             }
-            if (p.total == 0) {
+            if (p.open == 0) {
                 byAddress.remove(from);
             }
         }
         for (Admission a : evicted) {
             refusals.note("connections closed while waiting to log in, to make room", a.address);
-            close(a.channel, "connection closed before login: too many connections are waiting to log in");
+            metrics.connectionRefused();
+            a.channel.close();
         }
         if (refusal != null) {
             refusals.note("connections refused, " + refusal + ",", from);
-            close(channel, "gpdedup-store refused the connection: " + refusal + "; try again later");
+            metrics.connectionRefused();
         }
         return admitted;
     }
@@ -212,37 +204,42 @@ final class ConnectionLimiter {
             if (a.waitingForLogin() && a.channel.isActive()) {
                 metrics.loginTimedOut();
                 refusals.note("connections closed for not logging in within " + timeout.toSeconds() + " s,", a.address);
-                say(a.channel, "gpdedup-store closed the connection: no login within " + timeout.toSeconds() + " s (login-timeout-seconds)");
+                a.channel.close();
             }
         }, timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    private void close(Channel channel, String why) {
-        metrics.connectionRefused();
-        say(channel, why);
-    }
-
-    private void say(Channel channel, String why) {
-        if (plainText) {
-            ProtocolErrorHandler.fail(channel, ErrorCode.THROTTLED, why);
-        } else {
-            channel.close();
+    /** The connection's socket is closed: its place is free. */
+    synchronized void closed(Admission a) {
+        if (a.closed) {
+            return;
+        }
+        a.closed = true;
+        if (a.isWaiting) {
+            a.stopWaiting();
+        }
+        PerAddress p = byAddress.get(a.address);
+        open--;
+        p.open--;
+        if (a.evicted) {
+            closing--;
+            p.closing--;
+        }
+        if (p.open == 0) {
+            byAddress.remove(a.address);
         }
     }
 
-    /** The connection closed (or was closed): its place is free. */
-    synchronized void closed(Admission a) {
-        a.leave();
-    }
-
     synchronized int connections() {
-        return total;
+        return open;
     }
 
     private Admission evictOldest(LinkedHashSet<Admission> set) {
-        Iterator<Admission> it = set.iterator();
-        Admission oldest = it.next();
-        oldest.leave();
+        Admission oldest = set.iterator().next();
+        oldest.stopWaiting();
+        oldest.evicted = true;
+        closing++;
+        byAddress.get(oldest.address).closing++;
         return oldest;
     }
 

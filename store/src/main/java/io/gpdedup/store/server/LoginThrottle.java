@@ -17,7 +17,8 @@ import java.util.function.LongSupplier;
  * gets a handful of guesses per delay, and nothing waits in a queue: once the held-back replies
  * are out, the next attempt is checked at once, and a right password gets in.
  *
- * <p>An (address, user) that logged in successfully and has not failed since is known good: the
+ * <p>An (address, user) that logged in successfully, with no failure on record then, and has not
+ * failed since is known good: the
  * per-user and per-address limits do not apply to it, so guessing a user's password from
  * elsewhere, or other users' passwords from a shared host, does not lock that user's backup hosts
  * out. It still pays every failure of its own. Known-good attempts also do not count toward
@@ -81,16 +82,16 @@ final class LoginThrottle {
         Scope pair = live(pairs, key, now);
         boolean good = knownGood.containsKey(key); // a failure of the pair removes it
         if (pair != null && pair.failures > 0 && pair.inFlight >= SUSPECT_PAIR_IN_FLIGHT) {
-            return refused(pair, "too many failed logins for user '" + user + "' from " + address.getHostAddress());
+            return refused(key, now, "too many failed logins for user '" + user + "' from " + address.getHostAddress());
         }
         if (!good) {
             Scope u = live(users, user, now);
             if (u != null && u.failures > 0 && u.inFlight >= SUSPECT_SCOPE_IN_FLIGHT) {
-                return refused(u, "too many failed logins for user '" + user + "'");
+                return refused(key, now, "too many failed logins for user '" + user + "'");
             }
             Scope a = live(addresses, address, now);
             if (a != null && a.failures > 0 && a.inFlight >= SUSPECT_SCOPE_IN_FLIGHT) {
-                return refused(a, "too many failed logins from " + address.getHostAddress());
+                return refused(key, now, "too many failed logins from " + address.getHostAddress());
             }
             if (pending >= maxPending) {
                 return new Refused("login throttled: " + pending + " logins are already being checked; try again in a few seconds");
@@ -126,12 +127,20 @@ final class LoginThrottle {
             return l;
         }
 
-        /** The password was right: the pair is forgotten as a suspect and remembered as known good. */
+        /**
+         * The password was right: the pair's failures are forgotten. It becomes known good only if
+         * it had none: a right password between wrong ones (a guesser on the backup host itself)
+         * must not lift the per-user and per-address limits from the guesses that follow.
+         */
         void succeeded() {
             synchronized (LoginThrottle.this) {
                 Scope s = pairs.get(key);
+                boolean clean = s == null || s.failures == 0;
                 if (s != null) {
                     s.failures = 0;
+                }
+                if (!clean) {
+                    return;
                 }
                 if (knownGood.size() >= MAX_TRACKED) {
                     knownGood.clear();
@@ -174,8 +183,15 @@ final class LoginThrottle {
         }
     }
 
-    private Refused refused(Scope s, String why) {
-        long seconds = Math.max(1, (penalty(s.failures) + 999_999_999L) / 1_000_000_000L);
+    /** Refuses; the time to try again in is the longest delay a failure of this user from this address would now get. */
+    private Refused refused(Pair key, long now, String why) {
+        long delay = 0;
+        for (Scope s : new Scope[] {live(pairs, key, now), live(users, key.user(), now), live(addresses, key.address(), now)}) {
+            if (s != null) {
+                delay = Math.max(delay, penalty(s.failures));
+            }
+        }
+        long seconds = Math.max(1, (delay + 999_999_999L) / 1_000_000_000L);
         return new Refused("login throttled: " + why + "; try again in " + seconds + " s");
     }
 

@@ -5,6 +5,8 @@ import io.gpdedup.store.tls.ServerTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
@@ -21,6 +23,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
@@ -72,7 +75,7 @@ public final class StoreServer {
         Authenticator authenticator = new Authenticator(config.units());
         RefusalLog refusals = new RefusalLog(boss);
         ConnectionLimits limits = config.connectionLimits();
-        ConnectionLimiter limiter = ConnectionLimiter.forProcess(limits, refusals, metrics, tls == null);
+        ConnectionLimiter limiter = ConnectionLimiter.forProcess(limits, refusals, metrics);
         ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator,
                 LoginThrottle.standard(limits.maxPendingLogins()), refusals, channels);
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -80,6 +83,7 @@ public final class StoreServer {
                 .channel(channelType)
                 .option(ChannelOption.SO_BACKLOG, 256)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .handler(new Admissions(limiter))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -95,13 +99,9 @@ public final class StoreServer {
                         p.addLast("encoder", new MessageEncoder());
                         p.addLast("messages", new MessageDecoder());
                         p.addLast("handshake", new HandshakeHandler(config.maxFrameBytes(), config.maxBatch()));
+                        ConnectionLimiter.Admission admission = ch.attr(Admissions.ADMISSION).get();
+                        p.addLast("auth", new AuthHandler(context, admission));
                         p.addLast("errors", new ProtocolErrorHandler());
-                        ConnectionLimiter.Admission admission = limiter.admit(ch, ch.remoteAddress().getAddress());
-                        if (admission == null) {
-                            return;
-                        }
-                        ch.closeFuture().addListener(f -> limiter.closed(admission));
-                        p.addBefore("errors", "auth", new AuthHandler(context, admission));
                         limiter.closeUnlessLoginStartsWithin(admission, limits.loginTimeout());
                     }
                 });
@@ -111,6 +111,37 @@ public final class StoreServer {
             throw new IOException("cannot listen on " + config.listenAddress() + ":" + config.port() + ": " + bound.cause().getMessage(), bound.cause());
         }
         return new StoreServer(context, boss, workers, bound.channel(), epoll);
+    }
+
+    /**
+     * On the listening socket, before the acceptor hands a connection to an event loop: asks the
+     * limiter, and closes a refused socket at once, so a flood never holds descriptors in queues.
+     */
+    private static final class Admissions extends ChannelInboundHandlerAdapter {
+        static final AttributeKey<ConnectionLimiter.Admission> ADMISSION = AttributeKey.valueOf("gpdedup.admission");
+        private final ConnectionLimiter limiter;
+
+        Admissions(ConnectionLimiter limiter) {
+            this.limiter = limiter;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Channel child = (Channel) msg;
+            ConnectionLimiter.Admission admission = limiter.admit(child, ((InetSocketAddress) child.remoteAddress()).getAddress());
+            if (admission == null) {
+                child.unsafe().closeForcibly();
+                return;
+            }
+            child.attr(ADMISSION).set(admission);
+            child.closeFuture().addListener(f -> limiter.closed(admission));
+            ctx.fireChannelRead(child);
+        }
+
+        @Override
+        public boolean isSharable() {
+            return true;
+        }
     }
 
     public InetSocketAddress address() {

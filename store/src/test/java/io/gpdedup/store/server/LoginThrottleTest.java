@@ -51,7 +51,7 @@ class LoginThrottleTest {
     void aSuspectPairHasOneAttemptInFlightAndTheOthersAreToldAtOnce() {
         fail(a, "alice");
         LoginThrottle.Ticket first = admitted(a, "alice");
-        assertTrue(refused(a, "alice").contains("user 'alice' from 127.0.0.1; try again in 1 s"));
+        assertTrue(refused(a, "alice").contains("user 'alice' from 127.0.0.1; try again in 1 s"), "200 ms, rounded up");
         admitted(b, "alice").release(); // another address: its own pair
         admitted(a, "bob").release(); // another user
         first.release();
@@ -66,12 +66,20 @@ class LoginThrottleTest {
         LoginThrottle.Ticket right = admitted(a, "alice");
         right.succeeded();
         right.release();
-        // The success forgets the pair: parallel logins (the plugin's jobs) are not held to one at a time.
+        // The success forgets the pair's failures, so parallel logins (the plugin's jobs) are not held to
+        // one at a time; while the user's failures are on record, to four.
         List<LoginThrottle.Ticket> parallel = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < LoginThrottle.SUSPECT_SCOPE_IN_FLIGHT; i++) {
             parallel.add(admitted(a, "alice"));
         }
+        assertTrue(refused(a, "alice").contains("too many failed logins for user 'alice'; try again in 10 s"));
+        parallel.get(0).succeeded(); // a success with no failure of the pair in between: known good
         parallel.forEach(LoginThrottle.Ticket::release);
+        List<LoginThrottle.Ticket> more = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            more.add(admitted(a, "alice"));
+        }
+        more.forEach(LoginThrottle.Ticket::release);
     }
 
     @Test
