@@ -50,8 +50,7 @@ public final class Container implements Closeable {
         this.path = path;
         this.channel = channel;
         this.size = size;
-        this.dataStart = layout.dataStart();
-        this.openProblem = layout.problem();
+        setLayout(layout);
     }
 
     private void setLayout(Layout layout) {
