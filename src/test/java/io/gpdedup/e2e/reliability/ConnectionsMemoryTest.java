@@ -47,13 +47,11 @@ class ConnectionsMemoryTest {
     @Test
     void twoHundredConnectionsStayBoundedAndIdleOnesAreClosed() throws Exception {
         Path home = dir.resolve("store-home");
-        Files.createDirectories(home.resolve(".gpdedup"));
-        Files.writeString(home.resolve(".gpdedup").resolve("store.yaml"), "metrics-port: 0\ndata-dir: data\nidle-timeout-seconds: " + IDLE_SECONDS
-                + "\nunits:\n  prod:\n    users:\n      backup: " + PasswordHash.create(PASSWORD.toCharArray(), PasswordHash.DEFAULT_ITERATIONS).encoded()
-                + "\n");
+        StoreProcess.writeConfig(home, "metrics-port: 0\ndata-dir: data\nidle-timeout-seconds: " + IDLE_SECONDS + "\n", PASSWORD,
+                PasswordHash.DEFAULT_ITERATIONS);
         try (StoreProcess store = StoreProcess.start(home, List.of("--port", "0"))) {
             URI metrics = store.metricsUri().orElseThrow();
-            ClientSettings settings = ClientSettings.of("127.0.0.1", store.port(), "prod", "backup", PASSWORD);
+            ClientSettings settings = ClientSettings.of("127.0.0.1", store.port(), StoreProcess.UNIT, StoreProcess.USER, PASSWORD);
             // One login first: the PBKDF2 check, class loading and the pools' first buffers are not per connection.
             try (StoreClient warm = StoreClient.connect(settings)) {
                 warm.ping();

@@ -12,27 +12,50 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.zip.CRC32C;
 
 /**
  * One container file. Appends are serialized by the caller; reads may run concurrently with
  * appends and with each other (positional reads on one channel).
+ *
+ * <p>The header (docs/format.md section 2.1) is never needed to read a record: the id comes from
+ * the file name and every record carries its own magic and checksum. A damaged header is
+ * therefore only reported ({@link #headerProblem()}), and the container stays readable.
  */
 public final class Container implements Closeable {
-    public static final int HEADER_BYTES = 16;
+    /** What a container written now starts with: the header block and its copy. */
+    public static final int HEADER_BYTES = 40;
+    /** The header of a version 1 container, which had no copy and no checksum. */
+    public static final int V1_HEADER_BYTES = 16;
+    /** Magic, version, id, CRC-32C of those: written twice from version 2 on. */
+    private static final int BLOCK_BYTES = 20;
     private static final byte[] MAGIC = "GPDCNTR1".getBytes(StandardCharsets.US_ASCII);
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
+
+    /** Where the records start, and what is wrong with the header ({@code null}: nothing). */
+    private record Layout(long dataStart, String problem) {
+    }
 
     private final int id;
     private final Path path;
+    // Set once, before the container is handed out.
+    private long dataStart;
+    private String openProblem;
     private volatile FileChannel channel;
     private volatile boolean closed;
     private volatile long size;
 
-    private Container(int id, Path path, FileChannel channel, long size) {
+    private Container(int id, Path path, FileChannel channel, long size, Layout layout) {
         this.id = id;
         this.path = path;
         this.channel = channel;
         this.size = size;
+        setLayout(layout);
+    }
+
+    private void setLayout(Layout layout) {
+        this.dataStart = layout.dataStart();
+        this.openProblem = layout.problem();
     }
 
     public static String fileName(int id) {
@@ -58,45 +81,118 @@ public final class Container implements Closeable {
         }
     }
 
-    /** Creates a new container holding only its header (not yet fsynced; nor is the directory). */
+    /** Creates a new container holding only its header and the header's copy (not yet fsynced; nor is the directory). */
     public static Container create(Path dir, int id) throws IOException {
         Path p = dir.resolve(fileName(id));
         FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES);
-            h.put(MAGIC).putInt(VERSION).putInt(id).flip();
+            h.put(MAGIC).putInt(VERSION).putInt(id);
+            h.putInt(ChunkRecord.crc(h.array(), BLOCK_BYTES - 4));
+            h.put(h.array(), 0, BLOCK_BYTES).flip();
             writeFully(ch, h, 0);
         } catch (IOException e) {
             ch.close();
             Files.deleteIfExists(p);
             throw e;
         }
-        return new Container(id, p, ch, HEADER_BYTES);
+        return new Container(id, p, ch, HEADER_BYTES, new Layout(HEADER_BYTES, null));
     }
 
-    /** Opens an existing container and checks its header. */
+    /**
+     * Whether a file too short to hold a record after any header is a version 1 container with
+     * only its header: anything else that short is a creation cut off by a crash.
+     */
+    public static boolean isEmptyV1(byte[] file, int id) {
+        return file.length == V1_HEADER_BYTES && isV1Header(file, id);
+    }
+
+    /**
+     * Opens an existing container of either version. Its header is checked, but a damaged one
+     * does not stop the open: the records say where they start (see {@link #headerProblem()}).
+     */
     public static Container open(Path path, int id) throws IOException {
         FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             long len = ch.size();
-            if (len < HEADER_BYTES) {
+            if (len < V1_HEADER_BYTES) {
                 throw new CorruptRecordException("container " + path + " is shorter than its header");
             }
-            ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES);
-            readFully(ch, h, 0);
-            h.flip();
-            byte[] magic = new byte[MAGIC.length];
-            h.get(magic);
-            int version = h.getInt();
-            int fileId = h.getInt();
-            if (!Arrays.equals(magic, MAGIC) || version != VERSION || fileId != id) {
-                throw new CorruptRecordException("container " + path + " has a bad header");
-            }
-            return new Container(id, path, ch, len);
+            Container c = new Container(id, path, ch, len, new Layout(V1_HEADER_BYTES, null));
+            c.setLayout(c.inspectHeader());
+            return c;
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
         }
+    }
+
+    /**
+     * Reads the header again and says what is wrong with it, or {@code null} when it is intact
+     * (for verify: damage after the open is found too).
+     */
+    public String headerProblem() throws IOException {
+        return inspectHeader().problem();
+    }
+
+    /** What was wrong with the header when the container was opened; {@code null}: nothing. */
+    public String problemAtOpen() {
+        return openProblem;
+    }
+
+    /** Offset of the first record: 40 (version 2) or 16 (version 1). */
+    public long dataStart() {
+        return dataStart;
+    }
+
+    private Layout inspectHeader() throws IOException {
+        long len = size;
+        byte[] h = read(0, (int) Math.min(HEADER_BYTES, len));
+        boolean first = isV2Block(h, 0, id);
+        boolean copy = isV2Block(h, BLOCK_BYTES, id);
+        if (first && copy) {
+            return new Layout(HEADER_BYTES, null);
+        }
+        if (first || copy) {
+            return new Layout(HEADER_BYTES, first ? "header copy damaged (the header is intact)" : "header damaged (its copy is intact)");
+        }
+        if (isV1Header(h, id)) {
+            return new Layout(V1_HEADER_BYTES, null);
+        }
+        // Neither header can be trusted: the first valid record tells the version apart.
+        if (ContainerScanner.validRecordAt(this, HEADER_BYTES, len) > 0) {
+            return new Layout(HEADER_BYTES, "header and its copy damaged; records are read without them");
+        }
+        if (ContainerScanner.validRecordAt(this, V1_HEADER_BYTES, len) > 0) {
+            return new Layout(V1_HEADER_BYTES, "header damaged; records are read without it");
+        }
+        long start = len >= HEADER_BYTES && hasMagicAt(h, BLOCK_BYTES) ? HEADER_BYTES : V1_HEADER_BYTES;
+        return new Layout(start, "header damaged; records are read without it");
+    }
+
+    private static boolean isV2Block(byte[] h, int at, int id) {
+        if (h.length < at + BLOCK_BYTES || !hasMagicAt(h, at)) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.wrap(h, at, BLOCK_BYTES);
+        b.position(at + MAGIC.length);
+        int version = b.getInt();
+        int fileId = b.getInt();
+        CRC32C crc = new CRC32C();
+        crc.update(h, at, BLOCK_BYTES - 4);
+        return version == VERSION && fileId == id && b.getInt() == (int) crc.getValue();
+    }
+
+    private static boolean isV1Header(byte[] h, int id) {
+        if (h.length < V1_HEADER_BYTES || !hasMagicAt(h, 0)) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.wrap(h);
+        return b.getInt(MAGIC.length) == 1 && b.getInt(MAGIC.length + 4) == id;
+    }
+
+    private static boolean hasMagicAt(byte[] h, int at) {
+        return h.length >= at + MAGIC.length && Arrays.equals(h, at, at + MAGIC.length, MAGIC, 0, MAGIC.length);
     }
 
     public int id() {
@@ -125,10 +221,27 @@ public final class Container implements Closeable {
                 throw e;
             } catch (ClosedChannelException e) {
                 reopen(ch);
+            } catch (IOException e) {
+                dropPartialWrite(ch, at);
+                throw e;
             }
         }
         size = at + record.length;
         return at;
+    }
+
+    /**
+     * A write that failed half-way (a full disk) leaves part of a record past the end; cutting it
+     * off frees its blocks and keeps the file a sequence of whole records. Needs no free space.
+     */
+    private static void dropPartialWrite(FileChannel ch, long end) {
+        try {
+            if (ch.size() > end) {
+                ch.truncate(end);
+            }
+        } catch (IOException e) {
+            // The next open cuts it as a torn tail.
+        }
     }
 
     /** Reads {@code length} bytes at {@code offset}; fails with {@link EOFException} past the end. */

@@ -34,6 +34,7 @@ public final class ContainerSet implements Closeable {
     private final Path dir;
     private final long containerSize;
     private final long capacity;
+    private final DiskSpace space;
     private final Map<Integer, Container> byId = new ConcurrentHashMap<>();
     private final AtomicLong totalBytes = new AtomicLong();
     private Container active;
@@ -41,20 +42,23 @@ public final class ContainerSet implements Closeable {
     private final Set<Container> dirty = new HashSet<>(); // guarded by this
     private boolean dirDirty; // guarded by this
 
-    private ContainerSet(Path dir, long containerSize, long capacity) {
+    private ContainerSet(Path dir, long containerSize, long capacity, DiskSpace space) {
         this.dir = dir;
         this.containerSize = containerSize;
         this.capacity = capacity;
+        this.space = space;
     }
 
     /**
      * Opens every container in {@code dir} (creating the directory). Leftover temp files and
-     * containers too short to hold a header (created, then a crash) are deleted. A container with
-     * a bad header is left in place, unopened, and reported through {@code problems}.
+     * containers too short to hold a record (created, then a crash before the header was whole)
+     * are deleted. A container with a damaged header is opened all the same: its records do not
+     * need it ({@link Container#problemAtOpen()}). New chunk data must leave {@code space}'s
+     * reserve free.
      */
-    public static ContainerSet open(Path dir, long containerSize, long capacity, List<String> problems) throws IOException {
+    public static ContainerSet open(Path dir, long containerSize, long capacity, DiskSpace space) throws IOException {
         Files.createDirectories(dir);
-        ContainerSet set = new ContainerSet(dir, containerSize, capacity);
+        ContainerSet set = new ContainerSet(dir, containerSize, capacity, space);
         boolean changed = false;
         int maxId = 0;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
@@ -70,16 +74,12 @@ public final class ContainerSet implements Closeable {
                     continue;
                 }
                 maxId = Math.max(maxId, id);
-                if (Files.size(p) < Container.HEADER_BYTES) {
+                if (Files.size(p) < Container.HEADER_BYTES && !Container.isEmptyV1(Files.readAllBytes(p), id)) {
                     Files.delete(p);
                     changed = true;
                     continue;
                 }
-                try {
-                    set.byId.put(id, Container.open(p, id));
-                } catch (CorruptRecordException e) {
-                    problems.add(e.getMessage());
-                }
+                set.byId.put(id, Container.open(p, id));
             }
         }
         set.nextId = maxId + 1;
@@ -92,6 +92,10 @@ public final class ContainerSet implements Closeable {
 
     public Path directory() {
         return dir;
+    }
+
+    public DiskSpace space() {
+        return space;
     }
 
     public Container get(int id) {
@@ -135,13 +139,18 @@ public final class ContainerSet implements Closeable {
         return active == null ? 0 : active.id();
     }
 
-    /** Appends a record to the active container, rolling over when it is full. */
+    /**
+     * Appends a record to the active container, rolling over when it is full. Refused, with
+     * nothing written, past the unit's capacity ({@link CapacityExceededException}) or into the
+     * disk reserve ({@link DiskFullException}).
+     */
     public Placement append(byte[] record) throws IOException {
-        boolean roll = active == null || (active.size() + record.length > containerSize && active.size() > Container.HEADER_BYTES);
+        boolean roll = active == null || (active.size() + record.length > containerSize && active.size() > active.dataStart());
         long growth = record.length + (roll ? Container.HEADER_BYTES : 0);
         if (capacity > 0 && totalBytes() + growth > capacity) {
             throw new CapacityExceededException("needs " + growth + " more bytes, " + totalBytes() + " of " + capacity + " used");
         }
+        space.claim(growth);
         if (roll) {
             active = create();
         }

@@ -7,6 +7,8 @@ import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.ContainerScanner;
 import io.gpdedup.store.container.ContainerSet;
 import io.gpdedup.store.container.CorruptRecordException;
+import io.gpdedup.store.container.DiskFullException;
+import io.gpdedup.store.container.DiskSpace;
 import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.index.IndexSnapshot;
@@ -77,13 +79,19 @@ final class DiskStorageUnit implements StorageUnit {
      * index comes from its snapshot plus a scan of what the snapshot does not cover, or from a
      * full scan when the snapshot is missing or stale.
      */
-    static DiskStorageUnit open(String name, Path dir, EngineSettings settings) throws IOException {
+    static DiskStorageUnit open(String name, Path dir, EngineSettings settings, DiskSpace space) throws IOException {
         Files.createDirectories(dir);
         List<String> problems = new ArrayList<>();
         Files.deleteIfExists(snapshotPath(dir).resolveSibling(snapshotPath(dir).getFileName() + ".tmp"));
         ContainerSet containers = ContainerSet.open(dir.resolve("containers"), settings.containerSizeBytes(),
-                settings.capacityBytes(), problems);
+                settings.capacityBytes(), space);
         try {
+            for (Container c : containers.all()) {
+                if (c.problemAtOpen() != null) {
+                    // Not a recovery problem: verify reads every header again and reports it there.
+                    LOG.warning(() -> "unit " + name + ": container " + Container.fileName(c.id()) + ": " + c.problemAtOpen());
+                }
+            }
             ChunkIndex index = loadIndex(name, dir, containers, problems);
             containers.recount();
             List<Container> all = containers.all();
@@ -120,9 +128,9 @@ final class DiskStorageUnit implements StorageUnit {
         }
         ChunkIndex index = snap != null ? snap.index() : new ChunkIndex();
         for (Container c : containers.all()) {
-            long from = Container.HEADER_BYTES;
+            long from = c.dataStart();
             if (snap != null) {
-                from = snap.covered().getOrDefault(c.id(), (long) Container.HEADER_BYTES);
+                from = snap.covered().getOrDefault(c.id(), c.dataStart());
             }
             if (from >= c.size()) {
                 continue;
@@ -212,8 +220,10 @@ final class DiskStorageUnit implements StorageUnit {
                 p = containers.append(record);
             } catch (CapacityExceededException e) {
                 throw new StoreException("storage unit " + name + " is full: " + e.getMessage());
+            } catch (DiskFullException e) {
+                throw new StoreException(e.getMessage());
             } catch (IOException e) {
-                throw new StoreException("cannot store chunk " + fp + " in unit " + name + ": " + e, e);
+                throw new StoreException("cannot store chunk " + fp + " in unit " + name + ": " + e.getMessage(), e);
             }
             index.insert(fp, p.container(), p.offset(), record.length);
             lease.pin(fp);
@@ -450,7 +460,29 @@ final class DiskStorageUnit implements StorageUnit {
     void saveIndexSnapshot() throws IOException {
         ContainerSet.Dirty dirty = containers.peekDirty();
         containers.sync(dirty);
-        IndexSnapshot.write(snapshotPath(dir), index, containers.lengths());
+        writeIndexSnapshot();
+    }
+
+    /**
+     * The snapshot is only a cache: it is not written when it would eat into the disk reserve,
+     * and failing to write it (a full disk) fails nothing; the next open then scans.
+     */
+    private void writeIndexSnapshot() {
+        Path file = snapshotPath(dir);
+        try {
+            if (!containers.space().fitsAboveReserve(IndexSnapshot.sizeOf(index, containers.count()))) {
+                LOG.warning(() -> "unit " + name + ": no index snapshot written: it would eat into the disk reserve; the next open scans");
+                return;
+            }
+            IndexSnapshot.write(file, index, containers.lengths());
+        } catch (IOException e) {
+            LOG.warning(() -> "unit " + name + ": could not write the index snapshot (" + e.getMessage() + "); the next open scans");
+            try {
+                Files.deleteIfExists(file.resolveSibling(file.getFileName() + ".tmp"));
+            } catch (IOException ignored) {
+                // Deleted by the next open.
+            }
+        }
     }
 
     /** Called by garbage collection before it moves or deletes any record: the snapshot would go stale. */
@@ -481,9 +513,9 @@ final class DiskStorageUnit implements StorageUnit {
             leases.clear();
             ContainerSet.Dirty dirty = containers.takeDirty();
             containers.sync(dirty);
-            IndexSnapshot.write(snapshotPath(dir), index, containers.lengths());
+            writeIndexSnapshot();
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "unit " + name + ": could not save the index snapshot; the next open rescans", e);
+            LOG.log(Level.WARNING, "unit " + name + ": could not fsync the containers; the next open rescans", e);
         } finally {
             writeLock.unlock();
             try {

@@ -1,5 +1,6 @@
 package io.gpdedup.store.engine;
 
+import io.gpdedup.store.container.DiskSpace;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -27,14 +28,16 @@ public final class DiskStoreEngine implements StoreEngine {
     private final EngineSettings settings;
     private final FileChannel lockChannel;
     private final FileLock lock;
+    private final DiskSpace space;
     private final Map<String, DiskStorageUnit> units = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    private DiskStoreEngine(Path dataDir, EngineSettings settings, FileChannel lockChannel, FileLock lock) {
+    private DiskStoreEngine(Path dataDir, EngineSettings settings, FileChannel lockChannel, FileLock lock, DiskSpace space) {
         this.dataDir = dataDir;
         this.settings = settings;
         this.lockChannel = lockChannel;
         this.lock = lock;
+        this.space = space;
     }
 
     /** Opens with {@link EngineSettings#defaults()}. */
@@ -58,12 +61,12 @@ public final class DiskStoreEngine implements StoreEngine {
             if (lock == null) {
                 throw new StoreException("data directory " + dir + " is in use by another store");
             }
-            DiskStoreEngine engine = new DiskStoreEngine(dir, settings, ch, lock);
+            DiskStoreEngine engine = new DiskStoreEngine(dir, settings, ch, lock, DiskSpace.of(dir, settings.diskReserveBytes()));
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir.resolve("units"))) {
                 for (Path p : ds) {
                     String name = p.getFileName().toString();
                     if (Files.isDirectory(p) && UNIT_NAME.matcher(name).matches()) {
-                        engine.units.put(name, DiskStorageUnit.open(name, p, settings));
+                        engine.units.put(name, DiskStorageUnit.open(name, p, settings, engine.space));
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -100,7 +103,7 @@ public final class DiskStoreEngine implements StoreEngine {
             u = units.get(name);
             if (u == null) {
                 try {
-                    u = DiskStorageUnit.open(name, dataDir.resolve("units").resolve(name), settings);
+                    u = DiskStorageUnit.open(name, dataDir.resolve("units").resolve(name), settings, space);
                 } catch (IOException e) {
                     throw new StoreException("cannot open storage unit " + name + ": " + e, e);
                 }

@@ -8,11 +8,15 @@ package io.gpdedup.store.engine;
  * @param verifyOnPut        which new chunks are decoded and checked against their SHA-256 before they are stored
  * @param maxChunkBytes      largest raw (and, with some slack, stored) chunk accepted
  * @param gcLiveRatio        garbage collection rewrites a container whose live bytes are below this share of it
+ * @param diskReserveBytes   free space new chunk data must leave on the data directory's file system; 0 = none
  */
-public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVerification verifyOnPut, int maxChunkBytes, double gcLiveRatio) {
+public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVerification verifyOnPut, int maxChunkBytes, double gcLiveRatio,
+        long diskReserveBytes) {
     public static final long DEFAULT_CONTAINER_SIZE = 64L << 20;
     public static final int DEFAULT_MAX_CHUNK = 16 << 20;
     public static final double DEFAULT_GC_LIVE_RATIO = 0.5;
+    /** Room for garbage collection to copy a full batch (one default container) and for recipes and an index snapshot. */
+    public static final long DEFAULT_DISK_RESERVE = 256L << 20;
 
     public EngineSettings {
         java.util.Objects.requireNonNull(verifyOnPut, "verifyOnPut");
@@ -28,30 +32,40 @@ public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVer
         if (!(gcLiveRatio >= 0 && gcLiveRatio <= 1)) {
             throw new IllegalArgumentException("gcLiveRatio must be between 0 and 1, not " + gcLiveRatio);
         }
+        if (diskReserveBytes < 0) {
+            throw new IllegalArgumentException("diskReserveBytes must be 0 (none) or positive");
+        }
     }
 
-    /** 64 MiB containers, no capacity limit, a sample of new chunks checked, 16 MiB chunks, rewrite below 50% live. */
+    /**
+     * 64 MiB containers, no capacity limit, a sample of new chunks checked, 16 MiB chunks, rewrite
+     * below 50% live, 256 MiB of disk kept free.
+     */
     public static EngineSettings defaults() {
-        return new EngineSettings(DEFAULT_CONTAINER_SIZE, 0, PutVerification.SAMPLE, DEFAULT_MAX_CHUNK, DEFAULT_GC_LIVE_RATIO);
+        return new EngineSettings(DEFAULT_CONTAINER_SIZE, 0, PutVerification.SAMPLE, DEFAULT_MAX_CHUNK, DEFAULT_GC_LIVE_RATIO, DEFAULT_DISK_RESERVE);
     }
 
     public EngineSettings withContainerSizeBytes(long v) {
-        return new EngineSettings(v, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio);
+        return new EngineSettings(v, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes);
     }
 
     public EngineSettings withCapacityBytes(long v) {
-        return new EngineSettings(containerSizeBytes, v, verifyOnPut, maxChunkBytes, gcLiveRatio);
+        return new EngineSettings(containerSizeBytes, v, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes);
     }
 
     public EngineSettings withVerifyOnPut(PutVerification v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, v, maxChunkBytes, gcLiveRatio);
+        return new EngineSettings(containerSizeBytes, capacityBytes, v, maxChunkBytes, gcLiveRatio, diskReserveBytes);
     }
 
     public EngineSettings withMaxChunkBytes(int v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, v, gcLiveRatio);
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, v, gcLiveRatio, diskReserveBytes);
     }
 
     public EngineSettings withGcLiveRatio(double v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, v);
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, v, diskReserveBytes);
+    }
+
+    public EngineSettings withDiskReserveBytes(long v) {
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, v);
     }
 }

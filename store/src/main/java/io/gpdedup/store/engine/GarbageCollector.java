@@ -15,19 +15,28 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.logging.Logger;
 
 /**
  * One mark-and-sweep over a unit, run under the unit's write lock. Mark: every chunk pinned (by
- * an open lease or a commit in flight), then every chunk a recipe references. Sweep: containers whose live bytes fall below
- * the configured share are rewritten (live records copied byte for byte into new containers,
- * fsynced, index repointed, old files deleted). Dead chunks in containers that are not rewritten
- * stay indexed: they are still on disk and may still deduplicate.
+ * an open lease or a commit in flight), then every chunk a recipe references. Sweep: containers
+ * with no live record are deleted first, which needs no free space; then those whose live bytes
+ * fall below the configured share are rewritten (live records copied byte for byte into new
+ * containers, fsynced, index repointed, old files deleted), a batch of at most one container's
+ * worth at a time and only while the disk has room for the copies, so a full disk can always be
+ * collected. Dead chunks in containers that are not rewritten stay indexed: they are still on
+ * disk and may still deduplicate.
  *
  * <p>Crash safety: the index snapshot is deleted first, copies are fsynced before the index
  * points at them, and old files go last, so a crash leaves both copies or one, never none.
  */
 final class GarbageCollector {
-    private record Slot(int slot, long offset, int length) {
+    private static final Logger LOG = Logger.getLogger(GarbageCollector.class.getName());
+    /** Free space a rewrite leaves beyond its copies, for the directory entries and fsyncs around it. */
+    private static final long ROOM_MARGIN = 1L << 20;
+
+    /** A record of a container being collected; taken before the index changes, since removals move slots. */
+    private record Entry(Fingerprint fingerprint, long offset, int length, boolean live) {
     }
 
     private record Move(Fingerprint fingerprint, int container, long offset) {
@@ -35,6 +44,18 @@ final class GarbageCollector {
 
     private final DiskStorageUnit unit;
     private final List<Fingerprint> pins;
+    private final Map<Integer, List<Entry>> entriesByVictim = new HashMap<>();
+    // One batch of rewrites: what was copied where, and the containers the copies went to.
+    private final List<Container> batch = new ArrayList<>();
+    private final List<Move> moves = new ArrayList<>();
+    private final List<Fingerprint> dead = new ArrayList<>();
+    private final List<Container> written = new ArrayList<>();
+    private final List<Container> created = new ArrayList<>();
+    private Container out;
+    private long batchBytes;
+    private int removed;
+    private long reclaimed;
+    private int swept;
 
     GarbageCollector(DiskStorageUnit unit, List<Fingerprint> pins) {
         this.unit = unit;
@@ -54,73 +75,158 @@ final class GarbageCollector {
                 liveBytes.computeIfAbsent(container, k -> new long[1])[0] += length;
             }
         });
-        List<Container> victims = new ArrayList<>();
+        List<Container> empty = new ArrayList<>();
+        List<Container> sparse = new ArrayList<>();
         for (Container c : containers.all()) {
-            long payload = c.size() - Container.HEADER_BYTES;
+            long payload = c.size() - c.dataStart();
             long l = liveBytes.getOrDefault(c.id(), new long[1])[0];
-            if (l == 0 || l < unit.settings().gcLiveRatio() * payload) {
-                victims.add(c);
+            if (l == 0) {
+                empty.add(c);
+            } else if (l < unit.settings().gcLiveRatio() * payload) {
+                sparse.add(c);
             }
         }
-        if (victims.isEmpty()) {
+        if (empty.isEmpty() && sparse.isEmpty()) {
             return new GcReport(chunksBefore, 0, 0, 0);
         }
-        Map<Integer, List<Slot>> slotsByVictim = new HashMap<>();
-        for (Container c : victims) {
-            slotsByVictim.put(c.id(), new ArrayList<>());
+        for (Container c : empty) {
+            entriesByVictim.put(c.id(), new ArrayList<>());
+        }
+        for (Container c : sparse) {
+            entriesByVictim.put(c.id(), new ArrayList<>());
         }
         index.forEach((slot, container, offset, length) -> {
-            List<Slot> l = slotsByVictim.get(container);
+            List<Entry> l = entriesByVictim.get(container);
             if (l != null) {
-                l.add(new Slot(slot, offset, length));
+                l.add(new Entry(index.fingerprintAt(slot), offset, length, live.get(slot)));
             }
         });
 
         unit.dropIndexSnapshot();
-        List<Fingerprint> dead = new ArrayList<>();
-        List<Move> moves = new ArrayList<>();
-        List<Container> outputs = new ArrayList<>();
-        Container out = null;
-        long victimBytes = 0;
-        for (Container c : victims) {
-            victimBytes += c.size();
-            List<Slot> slots = slotsByVictim.get(c.id());
-            slots.sort((a, b) -> Long.compare(a.offset(), b.offset()));
-            for (Slot s : slots) {
-                Fingerprint fp = index.fingerprintAt(s.slot());
-                if (!live.get(s.slot())) {
+        if (!empty.isEmpty()) {
+            for (Container c : empty) {
+                for (Entry e : entriesByVictim.get(c.id())) {
+                    dead.add(e.fingerprint());
+                }
+            }
+            batch.addAll(empty);
+            finishBatch();
+        }
+        int skipped = 0;
+        for (Container c : sparse) {
+            long copies = liveBytes.get(c.id())[0];
+            if (!batch.isEmpty() && batchBytes + copies > unit.settings().containerSizeBytes()) {
+                finishBatch();
+            }
+            if (!hasRoomFor(copies) && !batch.isEmpty()) {
+                finishBatch(); // deleting the batch's containers frees what this copy needs
+            }
+            if (!hasRoomFor(copies)) {
+                skipped++;
+                continue;
+            }
+            copyLive(c);
+        }
+        finishBatch();
+        if (skipped > 0) {
+            int n = skipped;
+            LOG.warning(() -> "unit " + unit.unitName() + ": garbage collection left " + n + " partly live containers as they were:"
+                    + " no room on disk to copy their live chunks; run it again once space is free");
+        }
+        unit.saveIndexSnapshot();
+        return new GcReport(chunksBefore, removed, reclaimed, swept);
+    }
+
+    private boolean hasRoomFor(long copies) throws IOException {
+        long headers = Container.HEADER_BYTES * (2 + copies / unit.settings().containerSizeBytes());
+        return unit.containers().space().usable() >= copies + headers + ROOM_MARGIN;
+    }
+
+    /** Copies the live records of {@code c} into the output containers; the index moves at {@link #finishBatch()}. */
+    private void copyLive(Container c) throws IOException {
+        ContainerSet containers = unit.containers();
+        List<Entry> entries = entriesByVictim.get(c.id());
+        entries.sort((a, b) -> Long.compare(a.offset(), b.offset()));
+        try {
+            for (Entry e : entries) {
+                Fingerprint fp = e.fingerprint();
+                if (!e.live()) {
                     dead.add(fp);
                     continue;
                 }
-                byte[] rec = c.read(s.offset(), s.length());
-                if (out == null || (out.size() + rec.length > unit.settings().containerSizeBytes() && out.size() > Container.HEADER_BYTES)) {
+                byte[] rec = c.read(e.offset(), e.length());
+                if (out == null || (out.size() + rec.length > unit.settings().containerSizeBytes() && out.size() > out.dataStart())) {
                     out = containers.create();
-                    outputs.add(out);
+                    created.add(out);
+                    reclaimed -= out.size();
+                }
+                if (!written.contains(out)) {
+                    written.add(out);
                 }
                 long at = out.append(rec);
+                reclaimed -= rec.length;
                 moves.add(new Move(fp, out.id(), at));
+                batchBytes += rec.length;
             }
+        } catch (IOException e) {
+            abandonBatch();
+            throw e;
         }
-        for (Container o : outputs) {
+        batch.add(c);
+    }
+
+    /** Makes the batch's copies durable, points the index at them, then deletes the batch's containers. */
+    private void finishBatch() throws IOException {
+        if (batch.isEmpty()) {
+            return;
+        }
+        ContainerSet containers = unit.containers();
+        ChunkIndex index = unit.index();
+        for (Container o : written) {
             o.force();
         }
-        if (!outputs.isEmpty()) {
+        if (!created.isEmpty()) {
             FileSync.syncDirectory(containers.directory());
         }
         for (Move m : moves) {
             index.relocate(m.fingerprint(), m.container(), m.offset());
         }
-        int removed = index.removeAll(dead);
-        for (Container c : victims) {
+        removed += index.removeAll(dead);
+        for (Container c : batch) {
+            reclaimed += c.size();
             containers.remove(c.id());
         }
         FileSync.syncDirectory(containers.directory());
-        long outputBytes = 0;
-        for (Container o : outputs) {
-            outputBytes += o.size();
+        swept += batch.size();
+        clearBatch();
+    }
+
+    /**
+     * A copy failed (the disk filled meanwhile): the index never pointed at this batch's copies,
+     * so the containers made for them go, and the batch's containers stay as they were.
+     */
+    private void abandonBatch() {
+        ContainerSet containers = unit.containers();
+        for (Container o : created) {
+            try {
+                containers.remove(o.id());
+            } catch (IOException e) {
+                // Left holding unindexed copies; a later collection finds it mostly dead and reclaims it.
+            }
         }
-        unit.saveIndexSnapshot();
-        return new GcReport(chunksBefore, removed, victimBytes - outputBytes, victims.size());
+        if (created.contains(out)) {
+            out = null;
+        }
+        clearBatch();
+    }
+
+    private void clearBatch() {
+        batch.clear();
+        moves.clear();
+        dead.clear();
+        written.clear();
+        created.clear();
+        batchBytes = 0;
     }
 
     private BitSet mark(ChunkIndex index) throws IOException {

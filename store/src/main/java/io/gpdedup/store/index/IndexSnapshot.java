@@ -34,6 +34,11 @@ public final class IndexSnapshot {
     private IndexSnapshot() {
     }
 
+    /** The bytes a snapshot of {@code index} over {@code containers} containers takes on disk. */
+    public static long sizeOf(ChunkIndex index, int containers) {
+        return 8 + 4 + 12L * containers + 8 + 44L * index.size() + 4;
+    }
+
     /** Writes durably (temp, fsync, rename, fsync dir). The covered lengths must already be fsynced. */
     public static void write(Path file, ChunkIndex index, Map<Integer, Long> covered) throws IOException {
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");

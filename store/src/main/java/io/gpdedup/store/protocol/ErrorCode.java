@@ -10,7 +10,9 @@ public enum ErrorCode {
     BAD_REQUEST(6, false),
     STORE_ERROR(7, false),
     SHUTTING_DOWN(8, false),
-    INTERNAL(9, false);
+    INTERNAL(9, false),
+    /** A login refused for now by the login throttle, without its password being checked. */
+    THROTTLED(10, true);
 
     private final int code;
     private final boolean fatal;

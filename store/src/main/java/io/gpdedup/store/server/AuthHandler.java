@@ -15,18 +15,22 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * AUTH: checks the password (PBKDF2, on the engine executor: it is slow on purpose), throttled per
- * remote address; on success binds the connection to its storage unit by putting a
- * {@link StoreHandler} in its place. Nothing but AUTH is accepted before that.
+ * AUTH: asks the {@link LoginThrottle} whether the attempt may be checked now (if not, answers
+ * {@code THROTTLED} at once), checks the password (PBKDF2, on the engine executor: it is slow on
+ * purpose), holds a failure's reply back as the throttle says; on success binds the connection to
+ * its storage unit by putting a {@link StoreHandler} in its place. Nothing but AUTH is accepted
+ * before that.
  */
 final class AuthHandler extends ChannelInboundHandlerAdapter {
     private static final System.Logger LOG = System.getLogger(AuthHandler.class.getName());
 
     private final ServerContext server;
+    private final ConnectionLimiter.Admission admission;
     private boolean checking;
 
-    AuthHandler(ServerContext server) {
+    AuthHandler(ServerContext server, ConnectionLimiter.Admission admission) {
         this.server = server;
+        this.admission = admission;
     }
 
     @Override
@@ -37,8 +41,16 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
                     (checking ? "request before AUTH_OK: " : "expected AUTH, got ") + frame.type());
         }
         checking = true;
+        admission.loginStarted();
         InetAddress from = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress();
-        long wait = server.throttle.reserveAttempt(from);
+        LoginThrottle.Decision decision = server.throttle.admit(from, auth.user());
+        if (decision instanceof LoginThrottle.Refused refused) {
+            server.metrics.loginThrottled();
+            server.refusals.note("logins throttled", from);
+            ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.THROTTLED, refused.message());
+            return;
+        }
+        LoginThrottle.Ticket ticket = ((LoginThrottle.Admitted) decision).ticket();
         Runnable check = () -> {
             boolean ok;
             StorageUnit unit = null;
@@ -48,39 +60,42 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
                     unit = server.engine.unit(auth.unit());
                 }
             } catch (RuntimeException e) {
+                ticket.release();
                 LOG.log(System.Logger.Level.ERROR, "login of " + auth.user() + " to unit " + auth.unit() + " failed", e);
                 ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.INTERNAL, "login failed in the server: " + e);
                 return;
             }
             StorageUnit granted = unit;
             try {
-                ctx.executor().execute(() -> finish(ctx, frame.requestId(), auth, from, granted));
+                ctx.executor().execute(() -> finish(ctx, frame.requestId(), auth, from, granted, ticket));
             } catch (RejectedExecutionException stopped) {
-                // The event loop is gone with the server: so is the connection.
+                ticket.release(); // The event loop is gone with the server: so is the connection.
             }
         };
         try {
-            if (wait > 0) {
-                ctx.executor().schedule(() -> server.executor.execute(check), wait, TimeUnit.NANOSECONDS);
-            } else {
-                server.executor.execute(check);
-            }
+            server.executor.execute(check);
         } catch (RejectedExecutionException e) {
+            ticket.release();
             ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.SHUTTING_DOWN, "server is stopping");
         }
     }
 
-    private void finish(ChannelHandlerContext ctx, int requestId, Request.Auth auth, InetAddress from, StorageUnit unit) {
+    private void finish(ChannelHandlerContext ctx, int requestId, Request.Auth auth, InetAddress from, StorageUnit unit,
+            LoginThrottle.Ticket ticket) {
         if (unit == null) {
             server.metrics.loginFailed();
-            long delay = server.throttle.failed(from);
+            long delay = ticket.failed();
             // The unit, user and remote address may be logged; the password never is.
             LOG.log(System.Logger.Level.WARNING, "login failed: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress());
-            ctx.executor().schedule(() -> ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.AUTH_FAILED,
-                    "authentication failed: wrong storage unit, user or password"), delay, TimeUnit.NANOSECONDS);
+            // The attempt stays in flight until its reply is out, even if the client hangs up meanwhile.
+            ctx.executor().schedule(() -> {
+                ticket.release();
+                ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.AUTH_FAILED, "authentication failed: wrong storage unit, user or password");
+            }, delay, TimeUnit.NANOSECONDS);
             return;
         }
-        server.throttle.succeeded(from);
+        ticket.succeeded();
+        ticket.release();
         if (!ctx.channel().isActive()) {
             return;
         }

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.replication.ReplicationSettings;
@@ -58,6 +59,11 @@ public final class ConfigLoader {
         @JsonProperty("replication-retry-seconds") Integer replicationRetrySeconds;
         @JsonProperty("replication-retry-max-seconds") Integer replicationRetryMaxSeconds;
         @JsonProperty("replication-max-attempts") Integer replicationMaxAttempts;
+        @JsonProperty("login-timeout-seconds") Integer loginTimeoutSeconds;
+        @JsonProperty("max-connections") Integer maxConnections;
+        @JsonProperty("max-connections-per-address") Integer maxConnectionsPerAddress;
+        @JsonProperty("max-pending-logins") Integer maxPendingLogins;
+        @JsonProperty("disk-reserve-bytes") Long diskReserveBytes;
     }
 
     static final class UnitFile {
@@ -132,7 +138,13 @@ public final class ConfigLoader {
                     tls(f, source, base),
                     or(f.unitCapacityBytes, 0L),
                     f.verifyOnPut == null ? PutVerification.SAMPLE : PutVerification.parse(f.verifyOnPut),
-                    replication(f));
+                    replication(f),
+                    new ConnectionLimits(
+                            f.loginTimeoutSeconds == null ? ConnectionLimits.DEFAULT_LOGIN_TIMEOUT : Duration.ofSeconds(f.loginTimeoutSeconds),
+                            or(f.maxConnections, ConnectionLimits.AUTO),
+                            or(f.maxConnectionsPerAddress, ConnectionLimits.AUTO),
+                            or(f.maxPendingLogins, ConnectionLimits.DEFAULT_MAX_PENDING_LOGINS)),
+                    or(f.diskReserveBytes, EngineSettings.DEFAULT_DISK_RESERVE));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }

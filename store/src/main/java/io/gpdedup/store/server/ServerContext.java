@@ -14,18 +14,21 @@ final class ServerContext {
     final ExecutorService executor;
     final Authenticator authenticator;
     final LoginThrottle throttle;
+    final RefusalLog refusals;
     final RequestGate gate;
     final StoreRequests requests;
     final ChannelGroup channels;
 
     ServerContext(StoreEngine engine, StoreConfig config, StoreMetrics metrics, ExecutorService executor,
-            Authenticator authenticator, LoginThrottle throttle, ChannelGroup channels, ReplicationQueue replication) {
+            Authenticator authenticator, LoginThrottle throttle, RefusalLog refusals, ChannelGroup channels,
+            ReplicationQueue replication) {
         this.engine = engine;
         this.config = config;
         this.metrics = metrics;
         this.executor = executor;
         this.authenticator = authenticator;
         this.throttle = throttle;
+        this.refusals = refusals;
         this.gate = new RequestGate();
         this.requests = new StoreRequests(metrics, executor, config.maxFrameBytes(), config.maxBatch(), replication);
         this.channels = channels;

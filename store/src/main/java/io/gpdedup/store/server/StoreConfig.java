@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.replication.ReplicationSettings;
@@ -19,6 +20,8 @@ import java.util.Map;
  * @param unitCapacityBytes most container bytes each storage unit may hold; 0 = unlimited
  * @param verifyOnPut which uploaded chunks the store decodes and re-hashes before keeping them
  * @param replication how the background copies to other stores are retried
+ * @param connectionLimits login timeout, connection caps and pending logins
+ * @param diskReserveBytes free space new chunk data must leave on the data directory's file system; 0 = none
  */
 public record StoreConfig(
         String listenAddress,
@@ -35,7 +38,9 @@ public record StoreConfig(
         TlsSettings tls,
         long unitCapacityBytes,
         PutVerification verifyOnPut,
-        ReplicationSettings replication) {
+        ReplicationSettings replication,
+        ConnectionLimits connectionLimits,
+        long diskReserveBytes) {
 
     public static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
     public static final int DEFAULT_PORT = 7411;
@@ -75,6 +80,10 @@ public record StoreConfig(
         }
         java.util.Objects.requireNonNull(verifyOnPut, "verifyOnPut");
         java.util.Objects.requireNonNull(replication, "replication");
+        java.util.Objects.requireNonNull(connectionLimits, "connectionLimits");
+        if (diskReserveBytes < 0) {
+            throw new IllegalArgumentException("disk-reserve-bytes " + diskReserveBytes + " is negative (0 = none)");
+        }
         if (units.isEmpty()) {
             throw new IllegalArgumentException("no storage unit configured: nobody could log in");
         }
@@ -86,7 +95,8 @@ public record StoreConfig(
             Duration idleTimeout, int engineThreads, Duration shutdownGrace, Map<String, Map<String, PasswordHash>> units,
             Path applianceProfile) {
         this(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units,
-                applianceProfile, null, 0, PutVerification.SAMPLE, ReplicationSettings.DEFAULT);
+                applianceProfile, null, 0, PutVerification.SAMPLE, ReplicationSettings.DEFAULT, ConnectionLimits.defaults(),
+                EngineSettings.DEFAULT_DISK_RESERVE);
     }
 
     /** Defaults for everything but the data directory and the users. */
@@ -96,39 +106,47 @@ public record StoreConfig(
     }
 
     public StoreConfig withPort(int newPort) {
-        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication);
+        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
     }
 
     public StoreConfig withDataDir(Path newDataDir) {
-        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication);
+        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
     }
 
     public StoreConfig withMetricsPort(int newMetricsPort) {
-        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication);
+        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
     }
 
     public StoreConfig withIdleTimeout(Duration newIdleTimeout) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
     }
 
     public StoreConfig withLimits(int newMaxFrameBytes, int newMaxBatch) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
     }
 
     public StoreConfig withApplianceProfile(Path profile) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes, verifyOnPut, replication);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
     }
 
     public StoreConfig withTls(TlsSettings newTls) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes, verifyOnPut, replication);
-    }
-
-    public StoreConfig withReplication(ReplicationSettings newReplication) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, newReplication);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
     }
 
     public StoreConfig withUnitCapacity(long bytes) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut, replication);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
+    }
+
+    public StoreConfig withConnectionLimits(ConnectionLimits limits) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, limits, diskReserveBytes);
+    }
+
+    public StoreConfig withDiskReserve(long bytes) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, bytes);
+    }
+
+    public StoreConfig withReplication(ReplicationSettings newReplication) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, newReplication, connectionLimits, diskReserveBytes);
     }
 
     @Override
@@ -143,6 +161,6 @@ public record StoreConfig(
                 + (tls == null ? "" : ", tls-cert=" + tls.certFile() + ", tls-required=" + tls.required())
                 + (unitCapacityBytes == 0 ? "" : ", unit-capacity-bytes=" + unitCapacityBytes)
                 + ", verify-on-put=" + verifyOnPut + ", replication-retry=" + replication.retryDelay() + ".." + replication.maxRetryDelay()
-                + " x" + replication.maxAttempts() + "]";
+                + " x" + replication.maxAttempts() + ", " + connectionLimits + ", disk-reserve-bytes=" + diskReserveBytes + "]";
     }
 }

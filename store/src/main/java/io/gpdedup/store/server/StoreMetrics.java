@@ -39,6 +39,9 @@ public final class StoreMetrics {
     private final Counter commits;
     private final Counter committedLogicalBytes;
     private final Counter loginFailures;
+    private final Counter connectionsRefused;
+    private final Counter loginTimeouts;
+    private final Counter loginsThrottled;
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, CachedStats> units = new ConcurrentHashMap<>();
 
@@ -58,6 +61,9 @@ public final class StoreMetrics {
         commits = counter("gpdedup.store.commits", "objects committed");
         committedLogicalBytes = counter("gpdedup.store.committed.logical.bytes", "total length of the objects committed");
         loginFailures = counter("gpdedup.store.login.failures", "failed logins");
+        connectionsRefused = counter("gpdedup.store.connections.refused", "connections refused, or closed before login to make room, by the connection limits");
+        loginTimeouts = counter("gpdedup.store.login.timeouts", "connections closed for not logging in within login-timeout-seconds");
+        loginsThrottled = counter("gpdedup.store.logins.throttled", "logins refused by the login throttle without checking the password");
     }
 
     private Counter counter(String name, String description) {
@@ -173,6 +179,18 @@ public final class StoreMetrics {
     /** Adds the meters of another part of the store (replication) to the ones exposed. */
     public void register(MeterBinder meters) {
         meters.bindTo(registry);
+    }
+
+    void connectionRefused() {
+        connectionsRefused.increment();
+    }
+
+    void loginTimedOut() {
+        loginTimeouts.increment();
+    }
+
+    void loginThrottled() {
+        loginsThrottled.increment();
     }
 
     /** The Prometheus text exposition of every meter. */

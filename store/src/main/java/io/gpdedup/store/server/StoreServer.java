@@ -6,6 +6,8 @@ import io.gpdedup.store.tls.ServerTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
@@ -22,6 +24,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
@@ -33,8 +36,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Netty server in front of a {@link StoreEngine}: native epoll when the platform has it, NIO
- * otherwise. Each connection gets the pipeline idle timer, frame decoder, message decoder and
- * encoder, handshake, auth and (once authenticated) store handler, and the protocol error handler.
+ * otherwise. Each connection is first admitted by the {@link ConnectionLimiter} (which may close
+ * it at once, or close older ones still waiting to log in), and gets the pipeline idle timer,
+ * frame decoder, message decoder and encoder, handshake, auth and (once authenticated) store
+ * handler, and the protocol error handler.
  * Does not own the engine: whoever opened it closes it after {@link #stop}.
  */
 public final class StoreServer {
@@ -73,13 +78,18 @@ public final class StoreServer {
                 new LinkedBlockingQueue<>(), new DefaultThreadFactory("store-engine", true));
         ChannelGroup channels = new DefaultChannelGroup("store-connections", GlobalEventExecutor.INSTANCE);
         Authenticator authenticator = new Authenticator(config.units());
-        ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator, LoginThrottle.standard(), channels,
+        RefusalLog refusals = new RefusalLog(boss);
+        ConnectionLimits limits = config.connectionLimits();
+        ConnectionLimiter limiter = ConnectionLimiter.forProcess(limits, refusals, metrics);
+        ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator,
+                LoginThrottle.standard(limits.maxPendingLogins()), refusals, channels,
                 replication);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(channelType)
                 .option(ChannelOption.SO_BACKLOG, 256)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .handler(new Admissions(limiter))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -95,8 +105,10 @@ public final class StoreServer {
                         p.addLast("encoder", new MessageEncoder());
                         p.addLast("messages", new MessageDecoder());
                         p.addLast("handshake", new HandshakeHandler(config.maxFrameBytes(), config.maxBatch()));
-                        p.addLast("auth", new AuthHandler(context));
+                        ConnectionLimiter.Admission admission = ch.attr(Admissions.ADMISSION).get();
+                        p.addLast("auth", new AuthHandler(context, admission));
                         p.addLast("errors", new ProtocolErrorHandler());
+                        limiter.closeUnlessLoginStartsWithin(admission, limits.loginTimeout());
                     }
                 });
         ChannelFuture bound = bootstrap.bind(new InetSocketAddress(config.listenAddress(), config.port())).awaitUninterruptibly();
@@ -105,6 +117,37 @@ public final class StoreServer {
             throw new IOException("cannot listen on " + config.listenAddress() + ":" + config.port() + ": " + bound.cause().getMessage(), bound.cause());
         }
         return new StoreServer(context, boss, workers, bound.channel(), epoll);
+    }
+
+    /**
+     * On the listening socket, before the acceptor hands a connection to an event loop: asks the
+     * limiter, and closes a refused socket at once, so a flood never holds descriptors in queues.
+     */
+    private static final class Admissions extends ChannelInboundHandlerAdapter {
+        static final AttributeKey<ConnectionLimiter.Admission> ADMISSION = AttributeKey.valueOf("gpdedup.admission");
+        private final ConnectionLimiter limiter;
+
+        Admissions(ConnectionLimiter limiter) {
+            this.limiter = limiter;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Channel child = (Channel) msg;
+            ConnectionLimiter.Admission admission = limiter.admit(child, ((InetSocketAddress) child.remoteAddress()).getAddress());
+            if (admission == null) {
+                child.unsafe().closeForcibly();
+                return;
+            }
+            child.attr(ADMISSION).set(admission);
+            child.closeFuture().addListener(f -> limiter.closed(admission));
+            ctx.fireChannelRead(child);
+        }
+
+        @Override
+        public boolean isSharable() {
+            return true;
+        }
     }
 
     public InetSocketAddress address() {
@@ -137,6 +180,7 @@ public final class StoreServer {
                             + context.config.shutdownGrace() + "; closing their connections");
                 }
                 context.channels.close().awaitUninterruptibly();
+                context.refusals.flush();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {

@@ -10,8 +10,8 @@ import io.gpdedup.store.Fingerprint;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.recipe.ObjectName;
+import io.gpdedup.testsupport.Damage;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -53,8 +53,8 @@ class VerifyTest {
             // flip one payload byte of x's second chunk, which "p/hit-by-chunk" and "p/also-hit-by-chunk" share
             Fingerprint victim = Fingerprint.compute(x, 4096, 4096);
             ChunkIndex.Location loc = ((DiskStorageUnit) unit).index().lookup(victim);
-            flip(dir.resolve("units/u1/containers/" + Container.fileName(loc.container())), loc.offset() + 45 + 100);
-            flip(dir.resolve("units/u1/recipes/" + ObjectName.fileName("p/hit-by-recipe")), 40);
+            Damage.flipByte(dir.resolve("units/u1/containers/" + Container.fileName(loc.container())), loc.offset() + 45 + 100);
+            Damage.flipByte(dir.resolve("units/u1/recipes/" + ObjectName.fileName("p/hit-by-recipe")), 40);
 
             VerifyReport v = unit.verify();
             assertFalse(v.ok());
@@ -90,15 +90,6 @@ class VerifyTest {
             VerifyReport v = engine.unit("u1").verify();
             assertEquals(List.of("a", "b"), v.damagedObjects(), v.toString());
             assertTrue(v.problems().stream().anyMatch(p -> p.contains("not stored")), v.toString());
-        }
-    }
-
-    private static void flip(Path file, long at) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.seek(at);
-            int b = f.read();
-            f.seek(at);
-            f.write(b ^ 0x01);
         }
     }
 }

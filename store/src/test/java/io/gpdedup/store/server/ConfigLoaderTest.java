@@ -112,6 +112,24 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void connectionLimitsAndTheDiskReserveHaveDefaultsAndAreRead() {
+        String units = "units: {u: {users: {a: '" + HASH + "'}}}\n";
+        StoreConfig defaults = ConfigLoader.parse(units, "t.yaml", BASE);
+        assertEquals(ConnectionLimits.defaults(), defaults.connectionLimits());
+        assertEquals(java.time.Duration.ofSeconds(5), defaults.connectionLimits().loginTimeout());
+        assertEquals(256L << 20, defaults.diskReserveBytes());
+        StoreConfig c = ConfigLoader.parse("login-timeout-seconds: 3\nmax-connections: 500\nmax-connections-per-address: 100\n"
+                + "max-pending-logins: 32\ndisk-reserve-bytes: 0\n" + units, "t.yaml", BASE);
+        assertEquals(new ConnectionLimits(java.time.Duration.ofSeconds(3), 500, 100, 32), c.connectionLimits());
+        assertEquals(0, c.diskReserveBytes());
+        for (String bad : new String[] {"login-timeout-seconds: 0", "max-connections: -1", "max-pending-logins: 0", "disk-reserve-bytes: -5"}) {
+            ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
+                    () -> ConfigLoader.parse(bad + "\n" + units, "t.yaml", BASE), bad);
+            assertTrue(e.getMessage().contains(bad.substring(0, bad.indexOf(':'))), e.getMessage());
+        }
+    }
+
+    @Test
     void aRepeatedKeyIsAnError() {
         ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
                 () -> ConfigLoader.parse("port: 1\nport: 2\nunits: {u: {users: {a: '" + HASH + "'}}}\n", "t.yaml", BASE));
