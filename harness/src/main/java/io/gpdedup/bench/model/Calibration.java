@@ -132,7 +132,7 @@ public final class Calibration {
         // The restore waits for one request at the end of each table too, so its read capacity is
         // fitted last, with the request time settled; no backup row reads, so nothing feeds back.
         ApplianceProfile requests = withRequestSeconds(profile, request);
-        double readRaw = solve(RESTORE_ROW, 1, 10 * profile.writeRawMBps(), v -> new BackupModel(withReadRawMBps(requests, v), fitted, mix));
+        double readRaw = solve(RESTORE_ROW, 1, 10 * profile.writeRawMBps(), v -> new BackupModel(ProfileEdits.readRaw(requests, v), fitted, mix));
 
         ResultTable t = new ResultTable("The cluster, and what is fitted on one row each (every other row of D to F is a prediction)",
                 "parameter", "value", "from");
@@ -147,7 +147,7 @@ public final class Calibration {
                 "fitted on D row " + APPLIANCE_ROW + " (jobs, 5.5 million files)");
         t.add("read.raw-mbps (the appliance's rehydration capacity)", g(readRaw),
                 "fitted on F row " + RESTORE_ROW + " (gprestore, the only published restore)");
-        return new Fitted(withReadRawMBps(requests, readRaw), c, t);
+        return new Fitted(ProfileEdits.readRaw(requests, readRaw), c, t);
     }
 
     /**
@@ -158,17 +158,7 @@ public final class Calibration {
      */
     static ApplianceProfile withRequestSeconds(ApplianceProfile p, double seconds) {
         Duration d = Duration.ofNanos(Math.round(seconds * 1e9));
-        return new ApplianceProfile(p.name(), p.scale(), p.streamCapMBps(), p.poolReserveMBps(), p.poolRebalance(),
-                p.clientCostMsPerMB(), d, p.writeRawMBps(), p.perStreamOverhead(), p.maxActiveStreams(), p.hostReadCapMBps(),
-                Duration.ZERO, Duration.ZERO, d, p.lookupCapacityMBps(), p.streamReadCapMBps(), p.readRawMBps());
-    }
-
-    /** The profile with the appliance reading (rehydrating) {@code mbps} physical MB/s before its per-stream overhead. */
-    static ApplianceProfile withReadRawMBps(ApplianceProfile p, double mbps) {
-        return new ApplianceProfile(p.name(), p.scale(), p.streamCapMBps(), p.poolReserveMBps(), p.poolRebalance(),
-                p.clientCostMsPerMB(), p.requestLatency(), p.writeRawMBps(), p.perStreamOverhead(), p.maxActiveStreams(),
-                p.hostReadCapMBps(), p.fileOpenLatency(), p.fileCloseLatency(), p.namespaceOpCost(), p.lookupCapacityMBps(),
-                p.streamReadCapMBps(), mbps);
+        return ProfileEdits.timings(p, d, Duration.ZERO, Duration.ZERO, d);
     }
 
     private static ApplianceProfile profile(ApplianceProfile base, double cap, double reserve, double rebalance, double clientMs,
@@ -194,10 +184,10 @@ public final class Calibration {
     /** The value in [lo, hi] where the model's MB/s for {@code row} meets the published one (bisection). */
     private double solve(int row, double lo, double hi, DoubleFunction<BackupModel> at) {
         Run run = run(row);
-        double fLo = at.apply(lo).run(run).mbps() - run.mbps();
+        double fLo = at.apply(lo).run(run.scenario()).mbps() - run.mbps();
         for (int i = 0; i < 40; i++) {
             double mid = (lo + hi) / 2;
-            double f = at.apply(mid).run(run).mbps() - run.mbps();
+            double f = at.apply(mid).run(run.scenario()).mbps() - run.mbps();
             if (Math.signum(f) == Math.signum(fLo)) {
                 lo = mid;
                 fLo = f;

@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -24,7 +25,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "model", mixinStandardHelpOptions = true,
         description = {"Tables A to F of the seed simulated at cluster scale with an appliance profile, beside the published figures.",
-            "22 hosts, 31,200 tables, 3 TiB; every cell with its error in %%. See docs/appliance.md."})
+            "22 hosts, 31,200 tables, 3 TiB; every cell with its error in %%. See docs/appliance.md.",
+            "With any what-if option (--hosts, --tables, --data, --empty-fraction, --jobs, --copy-queue-size, --copy-start-ms, "
+                + "--table-finish-ms): your own cluster instead; backups in both modes, repeated, and a restore, with where their "
+                + "minutes go, printed and drawn in --out DIR (default ./" + "gpdedup-whatif)."})
 public final class ModelCommand implements Callable<Integer> {
     static final String DEFAULT_PROFILE = "profiles/seed003.yaml";
 
@@ -35,7 +39,7 @@ public final class ModelCommand implements Callable<Integer> {
     @Option(names = "--segments-per-host", defaultValue = "8", description = "Primary segments per host (default ${DEFAULT-VALUE}).")
     int segmentsPerHost;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "Also write CSV, JSON and PNG charts here.")
+    @Option(names = "--out", paramLabel = "DIR", description = "Also write CSV, JSON and PNG charts here (a what-if: default ./gpdedup-whatif).")
     Path out;
 
     @Option(names = "--fit", description = "Solve the profile from tables A to C, fit what they cannot determine (the cluster's per-table costs on table E rows 15 and 17, one appliance request time on table D row 1, the appliance's read capacity on table F row 18), print where each value comes from, and model with the result.")
@@ -47,6 +51,9 @@ public final class ModelCommand implements Callable<Integer> {
     @Option(names = "--quiet", description = "No progress bar.")
     boolean quiet;
 
+    @Mixin
+    WhatIfOptions whatIf;
+
     @Override
     public Integer call() {
         Path file;
@@ -56,6 +63,12 @@ public final class ModelCommand implements Callable<Integer> {
             file = locateProfile(profileFile);
             profile = ApplianceProfile.load(file);
             cluster = Cluster.seed003().withSegmentsPerHost(segmentsPerHost);
+            if (whatIf.given()) {
+                if (fit || check) {
+                    throw new IllegalArgumentException("--fit and --check compare with the seed's published tables; a what-if has none");
+                }
+                return whatIf.run(file, profile, segmentsPerHost, out, System.out);
+            }
         } catch (IllegalArgumentException | ApplianceProfile.ProfileException e) {
             System.err.println("model: " + e.getMessage());
             return 2;

@@ -95,7 +95,7 @@ public final class Reproduction {
                     "ours MB/s", "published MB/s", "error %", "role"));
         }
         for (Run run : Published.RUNS) {
-            BackupModel.Result r = backups.run(run);
+            BackupModel.Result r = backups.run(run.scenario());
             runs.put(run.row(), r);
             boolean fitted = Calibration.FITTED_ROWS.contains(run.row());
             Cell cell = new Cell(run.table(), "#" + run.row() + " " + run.label(), r.mbps(), run.mbps(), fitted);

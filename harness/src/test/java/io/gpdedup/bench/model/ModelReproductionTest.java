@@ -68,7 +68,7 @@ class ModelReproductionTest {
         assertTrue(mbps(18) < mbps(5) / 3, "the seed restored the large tables 3.7 times slower than it backed them up");
         // with the read capacity at the write capacity (the assumption before the fit) the model
         // restores the large tables as fast as it backs them up, 3.9 times the published restore
-        Reproduction readAsWrite = new Reproduction(Calibration.withReadRawMBps(profile, profile.writeRawMBps()), Cluster.seed003(), mix)
+        Reproduction readAsWrite = new Reproduction(ProfileEdits.readRaw(profile, profile.writeRawMBps()), Cluster.seed003(), mix)
                 .run();
         double unfitted = readAsWrite.runs().get(18).mbps();
         assertEquals(mbps(5), unfitted, 0.01 * mbps(5));
@@ -124,7 +124,7 @@ class ModelReproductionTest {
         // the restore row moves the read capacity and nothing else
         Calibration.Fitted f18 = new Calibration(scaled(r -> r == Calibration.RESTORE_ROW, 1.2)).fit(profile, Cluster.seed003(), mix);
         assertNotEquals(base.profile().readRawMBps(), f18.profile().readRawMBps());
-        assertEquals(Calibration.withReadRawMBps(base.profile(), f18.profile().readRawMBps()), f18.profile());
+        assertEquals(ProfileEdits.readRaw(base.profile(), f18.profile().readRawMBps()), f18.profile());
         assertEquals(base.cluster(), f18.cluster());
     }
 
@@ -190,17 +190,14 @@ class ModelReproductionTest {
 
     @Test
     void namespaceCostActsOnJobsModeOnly() {
-        ApplianceProfile slowNamespace = new ApplianceProfile(profile.name(), profile.scale(), profile.streamCapMBps(),
-                profile.poolReserveMBps(), profile.poolRebalance(), profile.clientCostMsPerMB(), profile.requestLatency(),
-                profile.writeRawMBps(), profile.perStreamOverhead(), profile.maxActiveStreams(), profile.hostReadCapMBps(),
-                profile.fileOpenLatency(), profile.fileCloseLatency(), profile.namespaceOpCost().multipliedBy(2),
-                profile.lookupCapacityMBps(), profile.streamReadCapMBps(), profile.readRawMBps());
+        ApplianceProfile slowNamespace = ProfileEdits.timings(profile, profile.requestLatency(), profile.fileOpenLatency(),
+                profile.fileCloseLatency(), profile.namespaceOpCost().multipliedBy(2));
         BackupModel base = new BackupModel(profile, Cluster.seed003(), mix);
         BackupModel slow = new BackupModel(slowNamespace, Cluster.seed003(), mix);
-        double ratio = slow.run(Published.run(1)).seconds() / base.run(Published.run(1)).seconds();
+        double ratio = slow.run(Published.run(1).scenario()).seconds() / base.run(Published.run(1).scenario()).seconds();
         assertTrue(ratio > 1.8 && ratio < 2.1, "jobs mode waits on the namespace: " + ratio);
-        assertEquals(base.run(Published.run(3)).seconds(), slow.run(Published.run(3)).seconds(), 1e-9);
-        assertEquals(base.run(Published.run(9)).seconds(), slow.run(Published.run(9)).seconds(), 1e-9);
+        assertEquals(base.run(Published.run(3).scenario()).seconds(), slow.run(Published.run(3).scenario()).seconds(), 1e-9);
+        assertEquals(base.run(Published.run(9).scenario()).seconds(), slow.run(Published.run(9).scenario()).seconds(), 1e-9);
     }
 
     /** The published runs with the MB/s of the rows {@code which} selects multiplied by {@code factor}. */

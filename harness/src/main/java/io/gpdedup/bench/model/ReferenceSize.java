@@ -1,4 +1,4 @@
-package io.gpdedup.bench.runner;
+package io.gpdedup.bench.model;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
