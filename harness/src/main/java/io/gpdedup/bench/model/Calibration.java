@@ -84,10 +84,7 @@ public final class Calibration {
         double plateau = (Published.C_TOTAL[1] + Published.C_TOTAL[2]) / 2;
         int maxActive = (int) Math.round((raw / plateau - 1) / overhead);
         double clientMs = (1 / Published.B_MBPS[0] - 1 / a1) * 1000;
-        double[] hostFigures = {Published.B_MBPS[1], Published.B_MBPS[2], Published.C_PER_HOST[0][0], Published.C_PER_HOST[0][1]};
-        double hi = Arrays.stream(hostFigures).max().orElseThrow();
-        double lo = Arrays.stream(hostFigures).min().orElseThrow();
-        double hostRead = 2 * hi * lo / (hi + lo);
+        double hostRead = hostReadCapMBps();
         ApplianceProfile p = profile(base, cap, reserve, 0, clientMs, raw, overhead, maxActive, hostRead);
         double start = Math.min(p.pluginStreamCapMBps(10), hostRead / 10);
         double fair = Math.min(p.pluginStreamCapMBps(10), hostRead / 2);
@@ -106,6 +103,17 @@ public final class Calibration {
         t.add("read.raw-mbps", g(raw), "= write.raw-mbps until fitted on F row " + RESTORE_ROW + " (below)");
         t.add("dedup.lookup-capacity-mbps", g(LOOKUP_CAPACITY_MBPS), "assumed not to bind");
         return new Fitted(p, null, t);
+    }
+
+    /**
+     * One client host's disk read cap from B10, B20 and C's two 2-host figures: the value with the
+     * smallest worst relative error over the four.
+     */
+    static double hostReadCapMBps() {
+        double[] hostFigures = {Published.B_MBPS[1], Published.B_MBPS[2], Published.C_PER_HOST[0][0], Published.C_PER_HOST[0][1]};
+        double hi = Arrays.stream(hostFigures).max().orElseThrow();
+        double lo = Arrays.stream(hostFigures).min().orElseThrow();
+        return 2 * hi * lo / (hi + lo);
     }
 
     /**
@@ -172,7 +180,7 @@ public final class Calibration {
         return Math.abs(after - before) <= 1e-5 * Math.abs(after);
     }
 
-    private static String g(double v) {
+    static String g(double v) {
         return Math.abs(v) >= 1000 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.4g", v);
     }
 

@@ -32,6 +32,33 @@ public final class ReferenceSize implements ITypeConverter<Long> {
         return Math.round(bytes);
     }
 
+    /** Bytes for people: "1.00 GiB", "8.00 MiB", "512 B". */
+    public static String format(long bytes) {
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        if (bytes < 1024) {
+            return bytes + " B";
+        }
+        double v = bytes;
+        int i = -1;
+        while (v >= 1024 && i < units.length - 1) {
+            v /= 1024;
+            i++;
+        }
+        return String.format(Locale.ROOT, "%.2f %s", v, units[i]);
+    }
+
+    /** Bytes as {@link #parse} reads them back exactly: in the largest binary unit that divides them ("3TiB", "1536MiB"). */
+    public static String exact(long bytes) {
+        String[] units = {"TiB", "GiB", "MiB", "KiB"};
+        for (int i = 0; i < units.length; i++) {
+            long unit = 1L << (40 - 10 * i);
+            if (bytes % unit == 0) {
+                return bytes / unit + units[i];
+            }
+        }
+        return Long.toString(bytes);
+    }
+
     /** Bytes as MB of the reference (2^20). */
     public static double mb(long bytes) {
         return bytes / (double) (1L << 20);

@@ -126,21 +126,8 @@ public final class WhatIfOptions {
     private String commandLine(WhatIf w, Path profileFile, int segmentsPerHost) {
         return String.format(Locale.ROOT, "gpdedup-bench model --profile %s --hosts %d --segments-per-host %d --tables %d --data %s "
                 + "--empty-fraction %s --jobs %d --copy-queue-size %d --copy-start-ms %s --table-finish-ms %s", profileFile,
-                w.cluster().hosts(), segmentsPerHost, w.mix().tables().size(), size(TableMix.totalBytes(w.mix().tables())),
+                w.cluster().hosts(), segmentsPerHost, w.mix().tables().size(), ReferenceSize.exact(Math.round(TableMix.totalBytes(w.mix().tables()))),
                 emptyFraction == null ? TableMix.SEED_EMPTY_FRACTION : emptyFraction, w.jobs(), w.copyQueue(),
                 w.cluster().copyStartSeconds() * 1000, w.cluster().tableFinishSeconds() * 1000);
-    }
-
-    /** Bytes as --data takes them: in the largest binary unit that divides them. */
-    static String size(double bytes) {
-        long b = Math.round(bytes);
-        String[] units = {"TiB", "GiB", "MiB", "KiB"};
-        for (int i = 0; i < units.length; i++) {
-            long unit = 1L << (40 - 10 * i);
-            if (b % unit == 0) {
-                return b / unit + units[i];
-            }
-        }
-        return Long.toString(b);
     }
 }
