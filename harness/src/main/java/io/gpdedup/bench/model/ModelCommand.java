@@ -36,7 +36,8 @@ public final class ModelCommand implements Callable<Integer> {
             description = "Appliance profile (default: " + DEFAULT_PROFILE + ", looked up from the working directory up, then beside the installation).")
     Path profileFile;
 
-    @Option(names = "--segments-per-host", defaultValue = "8", description = "Primary segments per host (default ${DEFAULT-VALUE}).")
+    @Option(names = "--segments-per-host", paramLabel = "S", defaultValue = "8",
+            description = "Primary segments per host (default ${DEFAULT-VALUE}, an assumption for the seed's cluster; with --fit refitted for it).")
     int segmentsPerHost;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Also write CSV, JSON and PNG charts here (a what-if: default ./gpdedup-whatif).")
