@@ -3,10 +3,12 @@ package io.gpdedup.bench.model;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.store.appliance.ApplianceProfile;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.IntToDoubleFunction;
+import java.util.stream.Collectors;
 
 /**
  * An appliance profile for a real gpdedup-store from what {@code gpdedup-bench calibrate --host}
@@ -149,6 +151,6 @@ public final class StoreCalibration {
     }
 
     private static String threadList(int[] threads) {
-        return java.util.Arrays.stream(threads).mapToObj(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
+        return Arrays.stream(threads).mapToObj(String::valueOf).collect(Collectors.joining(", "));
     }
 }

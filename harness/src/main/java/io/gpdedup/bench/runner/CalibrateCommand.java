@@ -10,6 +10,7 @@ import io.gpdedup.store.client.ClientSettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -128,7 +129,7 @@ public final class CalibrateCommand implements Callable<Integer> {
             System.out.println();
             bcChecks.print(System.out);
             boolean validates = aChecks.passed() && bcChecks.passed();
-            System.out.printf(java.util.Locale.ROOT, "%nprofile %s at scale %s: %s (live suite: %.1f min)%n", s.profile().name(),
+            System.out.printf(Locale.ROOT, "%nprofile %s at scale %s: %s (live suite: %.1f min)%n", s.profile().name(),
                     s.profile().scale(), validates ? "VALIDATES" : "DOES NOT VALIDATE", minutes);
             if (live.out != null) {
                 RunFiles files = RunFiles.in(live.out);
@@ -140,7 +141,7 @@ public final class CalibrateCommand implements Callable<Integer> {
                 files.table("calibrate-a-checks", aChecks.table());
                 files.table("calibrate-bc-checks", bcChecks.table());
                 List<String> notes = new ArrayList<>(Commands.notes(s));
-                notes.add(String.format(java.util.Locale.ROOT, "live suite took %.1f minutes; the profile %s", minutes,
+                notes.add(String.format(Locale.ROOT, "live suite took %.1f minutes; the profile %s", minutes,
                         validates ? "validates" : "does not validate"));
                 files.info("gpdedup-bench calibrate" + (quick ? " --quick" : ""), Commands.commandLine(spec), notes);
             }
@@ -205,7 +206,7 @@ public final class CalibrateCommand implements Callable<Integer> {
         }
         String header = String.join("\n", List.of(
                 "# gpdedup-store at " + settings.host() + ":" + settings.port() + ", unit " + settings.unit() + ", measured "
-                        + java.time.LocalDate.now() + " by",
+                        + LocalDate.now() + " by",
                 "#   " + Commands.commandLine(spec),
                 "# through the dedup plugin's pipeline from one client host (docs/appliance.md: a store's own profile).",
                 "# Rates in MB/s (MB = 2^20 bytes), durations in ms; scale 1: a simulated store with it runs at the measured rates.",

@@ -20,11 +20,17 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 import java.util.function.LongConsumer;
 
 /**
@@ -137,7 +143,7 @@ public final class StoreCheck implements AutoCloseable {
     /** The title of this check's table: the store, the pipeline, the data. */
     public String title(long bytesPerThread) {
         ChunkerParams c = ChunkerParams.DEFAULT;
-        return String.format(java.util.Locale.ROOT, "connchk: gpdedup-store at %s:%d%s, unit %s; the dedup plugin's pipeline (FastCDC "
+        return String.format(Locale.ROOT, "connchk: gpdedup-store at %s:%d%s, unit %s; the dedup plugin's pipeline (FastCDC "
                 + "%d/%d/%d KiB, SHA-256, zstd 1), unique data, %s per thread; MB = 2^20 bytes", settings.host(), settings.port(),
                 settings.tls() != null ? " over TLS" : "", settings.unit(), c.minSize() >> 10, c.avgSize() >> 10, c.maxSize() >> 10,
                 ReferenceSize.format(bytesPerThread));
@@ -145,14 +151,14 @@ public final class StoreCheck implements AutoCloseable {
 
     /** What the check wrote and deleted, in one line. */
     public String deletedLine() {
-        return String.format(java.util.Locale.ROOT, "deleted the %d objects (%s) it wrote under %s in unit %s; the store frees their "
+        return String.format(Locale.ROOT, "deleted the %d objects (%s) it wrote under %s in unit %s; the store frees their "
                 + "chunks at its next gc (gpdedup-store gc)", objectsDeleted(), ReferenceSize.format(bytesWritten()), prefix, settings.unit());
     }
 
     /** Writes the table as CSV and JSON, and a chart of write and read MB/s by threads. */
-    public static void write(RunFiles files, String name, ResultTable table, java.util.List<Row> rows) {
+    public static void write(RunFiles files, String name, ResultTable table, List<Row> rows) {
         files.table(name, table);
-        java.util.Map<String, double[]> groups = new java.util.LinkedHashMap<>();
+        Map<String, double[]> groups = new LinkedHashMap<>();
         groups.put("write", rows.stream().mapToDouble(r -> mbps(r.write())).toArray());
         if (rows.stream().allMatch(r -> r.repeat() != null)) {
             groups.put("repeat", rows.stream().mapToDouble(r -> mbps(r.repeat())).toArray());
@@ -163,16 +169,16 @@ public final class StoreCheck implements AutoCloseable {
     }
 
     /** The rows as a table in MB/s (MB = 2^20 bytes); a repeat column when the rows have one. */
-    public static ResultTable table(String title, java.util.List<Row> rows) {
+    public static ResultTable table(String title, List<Row> rows) {
         boolean repeat = rows.stream().anyMatch(r -> r.repeat() != null);
-        java.util.List<String> cols = new java.util.ArrayList<>(java.util.List.of("threads", "write MB/s", "read MB/s", "write s", "read s",
+        List<String> cols = new ArrayList<>(List.of("threads", "write MB/s", "read MB/s", "write s", "read s",
                 "client cpu % (write)", "client cpu % (read)", "read back"));
         if (repeat) {
             cols.add(2, "repeat MB/s");
         }
         ResultTable t = new ResultTable(title, cols);
         for (Row r : rows) {
-            java.util.List<Object> cells = new java.util.ArrayList<>(java.util.List.of(r.threads(), mbps(r.write()), mbps(r.read()),
+            List<Object> cells = new ArrayList<>(List.of(r.threads(), mbps(r.write()), mbps(r.read()),
                     r.write().seconds(), r.read().seconds(), r.write().clientCpu() * 100, r.read().clientCpu() * 100, "SHA-256 ok"));
             if (repeat) {
                 cells.add(2, r.repeat() == null ? null : (Object) mbps(r.repeat()));
@@ -229,7 +235,7 @@ public final class StoreCheck implements AutoCloseable {
         return new FileRate(threads, files, files / p.seconds(), Arrays.stream(perFile).average().orElse(0));
     }
 
-    private Pass pass(int threads, long bytesPerThread, boolean backup, java.util.function.IntFunction<String> name, Connchk.Job job)
+    private Pass pass(int threads, long bytesPerThread, boolean backup, IntFunction<String> name, Connchk.Job job)
             throws InterruptedException {
         CpuMeter cpu = CpuMeter.start();
         StreamRun run = Connchk.parallel(settings, threads, bytesPerThread, backup, name, job);
