@@ -32,21 +32,6 @@ public final class ReferenceSize implements ITypeConverter<Long> {
         return Math.round(bytes);
     }
 
-    /** Bytes for people: "1.00 GiB", "8.00 MiB", "512 B". */
-    public static String format(long bytes) {
-        String[] units = {"KiB", "MiB", "GiB", "TiB"};
-        if (bytes < 1024) {
-            return bytes + " B";
-        }
-        double v = bytes;
-        int i = -1;
-        while (v >= 1024 && i < units.length - 1) {
-            v /= 1024;
-            i++;
-        }
-        return String.format(Locale.ROOT, "%.2f %s", v, units[i]);
-    }
-
     /** Bytes as {@link #parse} reads them back exactly: in the largest binary unit that divides them ("3TiB", "1536MiB"). */
     public static String exact(long bytes) {
         String[] units = {"TiB", "GiB", "MiB", "KiB"};

@@ -167,33 +167,29 @@ public final class CalibrateCommand implements Callable<Integer> {
         Path file = profileOut != null ? profileOut : Path.of(profileName + ".yaml");
         target.check(settings);
         int top = Arrays.stream(t).max().orElseThrow();
-        List<StoreCheck.Row> rows = new ArrayList<>();
+        List<StoreCheck.Row> rows;
+        boolean measured = false;
         double ping;
         StoreCheck.FileRate alone;
         StoreCheck.FileRate many;
         StoreCheck check = new StoreCheck(settings);
         try (Progress p = live.quiet ? Progress.quiet() : Progress.bytes("calibrate", 3 * Arrays.stream(t).sum() * bytes)) {
-            for (int n : t) {
-                p.message(n + " threads");
-                rows.add(check.run(n, bytes, true, p::step));
-            }
+            rows = check.runAll(t, bytes, true, p);
             p.message("requests and small objects");
             ping = check.pingMillis(200);
             alone = check.files(1, Math.max(10, files / 10), FILE_BYTES);
             many = check.files(top, Math.max(1, files / top), FILE_BYTES);
+            measured = true;
         } finally {
-            check.close();
-            if (rows.size() < t.length) {
-                System.out.println(check.deletedLine());
-            }
+            check.finish(measured, System.out);
         }
         ResultTable table = StoreCheck.table(check.title(bytes), rows);
         table.print(System.out);
         System.out.printf(Locale.ROOT, "requests: %.3f ms median round trip; small objects (%d KiB): %.2f ms each on one thread, "
                 + "%.0f/s on %d threads%n%n", ping, FILE_BYTES >> 10, alone.millisPerFile(), many.filesPerSecond(), many.threads());
-        List<StoreCalibration.Measured> measured = rows.stream().map(r -> new StoreCalibration.Measured(r.threads(),
+        List<StoreCalibration.Measured> figures = rows.stream().map(r -> new StoreCalibration.Measured(r.threads(),
                 StoreCheck.mbps(r.write()), StoreCheck.mbps(r.repeat()), StoreCheck.mbps(r.read()))).toList();
-        StoreCalibration.Result r = StoreCalibration.solve(profileName, measured, ping,
+        StoreCalibration.Result r = StoreCalibration.solve(profileName, figures, ping,
                 new StoreCalibration.Files(alone.millisPerFile(), many.threads(), many.filesPerSecond()));
         r.sources().print(System.out);
         System.out.println();

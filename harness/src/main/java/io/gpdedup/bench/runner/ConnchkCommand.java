@@ -5,7 +5,6 @@ import io.gpdedup.bench.report.Progress;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;
 import io.gpdedup.store.client.ClientSettings;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -89,18 +88,12 @@ public final class ConnchkCommand implements Callable<Integer> {
     private int realStore(int[] t, long bytes) throws InterruptedException {
         ClientSettings settings = target.settings();
         target.check(settings);
-        List<StoreCheck.Row> rows = new ArrayList<>();
+        List<StoreCheck.Row> rows = null;
         StoreCheck check = new StoreCheck(settings);
         try (Progress p = live.quiet ? Progress.quiet() : Progress.bytes("connchk", 2 * Arrays.stream(t).sum() * bytes)) {
-            for (int n : t) {
-                p.message(n + " threads");
-                rows.add(check.run(n, bytes, false, p::step));
-            }
+            rows = check.runAll(t, bytes, false, p);
         } finally {
-            check.close();
-            if (rows.size() < t.length) {
-                System.out.println(check.deletedLine());
-            }
+            check.finish(rows != null, System.out);
         }
         ResultTable table = StoreCheck.table(check.title(bytes), rows);
         table.print(System.out);

@@ -1,7 +1,8 @@
 package io.gpdedup.bench.runner;
 
-import io.gpdedup.bench.model.ReferenceSize;
+import io.gpdedup.bench.compare.ByteSize;
 import io.gpdedup.bench.report.Charts;
+import io.gpdedup.bench.report.Progress;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;
 import io.gpdedup.dedup.chunk.ChunkerParams;
@@ -18,6 +19,7 @@ import io.gpdedup.store.engine.Codec;
 import io.gpdedup.store.engine.Recipe;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -100,6 +102,27 @@ public final class StoreCheck implements AutoCloseable {
         return deleted.get();
     }
 
+    /** {@link #run} for each thread count in turn, telling {@code progress} which. */
+    public List<Row> runAll(int[] threads, long bytesPerThread, boolean repeat, Progress progress) throws InterruptedException {
+        List<Row> rows = new ArrayList<>();
+        for (int n : threads) {
+            progress.message(n + " threads");
+            rows.add(run(n, bytesPerThread, repeat, progress::step));
+        }
+        return rows;
+    }
+
+    /**
+     * {@link #close}, and when the run did not get to its end, says on {@code out} what was
+     * deleted (the table that would have said it is not printed).
+     */
+    public void finish(boolean completed, PrintStream out) {
+        close();
+        if (!completed) {
+            out.println(deletedLine());
+        }
+    }
+
     /**
      * Writes {@code bytesPerThread} of unique data on each of {@code threads} streams, optionally
      * writes the same data again (every chunk a duplicate), reads it back through the restore
@@ -146,13 +169,13 @@ public final class StoreCheck implements AutoCloseable {
         return String.format(Locale.ROOT, "connchk: gpdedup-store at %s:%d%s, unit %s; the dedup plugin's pipeline (FastCDC "
                 + "%d/%d/%d KiB, SHA-256, zstd 1), unique data, %s per thread; MB = 2^20 bytes", settings.host(), settings.port(),
                 settings.tls() != null ? " over TLS" : "", settings.unit(), c.minSize() >> 10, c.avgSize() >> 10, c.maxSize() >> 10,
-                ReferenceSize.format(bytesPerThread));
+                ByteSize.binary(bytesPerThread));
     }
 
     /** What the check wrote and deleted, in one line. */
     public String deletedLine() {
         return String.format(Locale.ROOT, "deleted the %d objects (%s) it wrote under %s in unit %s; the store frees their "
-                + "chunks at its next gc (gpdedup-store gc)", objectsDeleted(), ReferenceSize.format(bytesWritten()), prefix, settings.unit());
+                + "chunks at its next gc (gpdedup-store gc)", objectsDeleted(), ByteSize.binary(bytesWritten()), prefix, settings.unit());
     }
 
     /** Writes the table as CSV and JSON, and a chart of write and read MB/s by threads. */

@@ -3,12 +3,10 @@ package io.gpdedup.bench.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.bench.BenchRun;
 import io.gpdedup.bench.report.RunFiles;
 import io.gpdedup.store.appliance.ApplianceProfile;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -112,7 +110,7 @@ class WhatIfTest {
     @Test
     void theCommandPrintsTheTablesAndDrawsTheChart(@TempDir Path dir) throws IOException {
         Path out = dir.resolve("whatif");
-        Run run = run("--profile", ModelReproductionTest.SEED.toString(), "--hosts", "4", "--tables", "2000", "--data", "500GiB",
+        BenchRun run = BenchRun.of("model", "--profile", ModelReproductionTest.SEED.toString(), "--hosts", "4", "--tables", "2000", "--data", "500GiB",
                 "--out", out.toString());
         assertEquals(0, run.exit(), run.err());
         assertTrue(run.out().contains("what-if: 4 hosts x 8 segments; 2,000 tables (28% empty), 0.49 TiB of table data"), run.out());
@@ -132,31 +130,13 @@ class WhatIfTest {
         for (String[] args : List.of(new String[] {"--tables", "5"}, new String[] {"--empty-fraction", "0.95"},
                 new String[] {"--hosts", "0"}, new String[] {"--jobs", "0"}, new String[] {"--hosts", "4", "--check"},
                 new String[] {"--data", "lots"})) {
-            Run run = run(args);
+            String[] model = new String[args.length + 1];
+            model[0] = "model";
+            System.arraycopy(args, 0, model, 1, args.length);
+            BenchRun run = BenchRun.of(model);
             assertTrue(run.exit() == 2, String.join(" ", args) + ": exit " + run.exit());
             assertEquals(1, run.err().strip().lines().count(), String.join(" ", args) + ":\n" + run.err());
             assertTrue(!run.err().contains("Exception"), run.err());
-        }
-    }
-
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream stdout = System.out;
-        PrintStream stderr = System.err;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            CommandLine cl = new CommandLine(new ModelCommand());
-            cl.setErr(new java.io.PrintWriter(System.err, true));
-            int exit = cl.execute(args);
-            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(stdout);
-            System.setErr(stderr);
         }
     }
 }

@@ -4,16 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.bench.BenchMain;
+import io.gpdedup.bench.BenchRun;
 import io.gpdedup.store.appliance.ApplianceProfile;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.tls.ClientTls;
 import io.gpdedup.store.tls.SelfSignedCertificate;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code connchk} and {@code calibrate} against a real gpdedup-store: a store process of this
@@ -67,8 +63,9 @@ class RealStoreTest {
         }
     }
 
-    private String[] target(LiveStore s, Path passwordFile, String... more) {
-        List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", String.valueOf(s.port()), "--unit", LiveStore.UNIT,
+    /** {@code command} against {@code s} with the password in {@code passwordFile}, then {@code more}. */
+    private String[] target(String command, LiveStore s, Path passwordFile, String... more) {
+        List<String> args = new ArrayList<>(List.of(command, "--host", "127.0.0.1", "--port", String.valueOf(s.port()), "--unit", LiveStore.UNIT,
                 "--user", LiveStore.USER, "--password-file", passwordFile.toString(), "--quiet"));
         args.addAll(List.of(more));
         return args.toArray(String[]::new);
@@ -76,7 +73,7 @@ class RealStoreTest {
 
     @Test
     void connchkWritesReadsBackVerifiedAndDeletesWhatItWrote() throws IOException {
-        Run run = run("connchk", target(store, password, "--threads", "1,2", "--size", "8MiB", "--out", dir.resolve("out").toString()));
+        BenchRun run = BenchRun.of(target("connchk", store, password, "--threads", "1,2", "--size", "8MiB", "--out", dir.resolve("out").toString()));
         assertEquals(0, run.exit(), run.toString());
         Matcher m = ROW.matcher(run.out());
         List<Integer> threads = new ArrayList<>();
@@ -99,14 +96,14 @@ class RealStoreTest {
 
     @Test
     void connchkSpeaksTlsAsThePluginDoes() {
-        Run tls = run("connchk", target(tlsStore, tlsPassword, "--threads", "1", "--size", "4MiB", "--tls", "--tls-ca-file",
+        BenchRun tls = BenchRun.of(target("connchk", tlsStore, tlsPassword, "--threads", "1", "--size", "4MiB", "--tls", "--tls-ca-file",
                 cert.certFile().toString()));
         assertEquals(0, tls.exit(), tls.toString());
         assertTrue(tls.out().contains("over TLS"), tls.out());
-        Run plain = run("connchk", target(tlsStore, tlsPassword, "--threads", "1", "--size", "4MiB"));
+        BenchRun plain = BenchRun.of(target("connchk", tlsStore, tlsPassword, "--threads", "1", "--size", "4MiB"));
         assertEquals(1, plain.exit(), plain.toString());
         assertOneLine(plain, "requires TLS");
-        Run caWithoutTls = run("connchk", target(tlsStore, tlsPassword, "--tls-ca-file", cert.certFile().toString()));
+        BenchRun caWithoutTls = BenchRun.of(target("connchk", tlsStore, tlsPassword, "--tls-ca-file", cert.certFile().toString()));
         assertEquals(2, caWithoutTls.exit(), caWithoutTls.toString());
         assertOneLine(caWithoutTls, "--tls-ca-file is set but --tls is not");
         try (StoreClient c = StoreClient.connect(ClientSettings.of("127.0.0.1", tlsStore.port(), LiveStore.UNIT, LiveStore.USER,
@@ -118,20 +115,20 @@ class RealStoreTest {
     @Test
     void aWrongPasswordOrAMissingPasswordFileIsOneLineNamingIt() throws IOException {
         Path wrong = Files.writeString(dir.resolve("wrong-password"), "not-the-password\n");
-        Run refused = run("connchk", target(store, wrong, "--threads", "1", "--size", "1MiB"));
+        BenchRun refused = BenchRun.of(target("connchk", store, wrong, "--threads", "1", "--size", "1MiB"));
         assertEquals(1, refused.exit(), refused.toString());
         assertOneLine(refused, "--password-file " + wrong);
         Path missing = dir.resolve("no-such-file");
         for (String command : List.of("connchk", "calibrate")) {
-            Run absent = run(command, target(store, missing));
+            BenchRun absent = BenchRun.of(target(command, store, missing));
             assertEquals(2, absent.exit(), absent.toString());
             assertOneLine(absent, "cannot read --password-file " + missing + ": no such file");
         }
-        Run noOption = run("connchk", "--host", "127.0.0.1", "--port", String.valueOf(store.port()), "--unit", LiveStore.UNIT, "--user",
+        BenchRun noOption = BenchRun.of("connchk", "--host", "127.0.0.1", "--port", String.valueOf(store.port()), "--unit", LiveStore.UNIT, "--user",
                 LiveStore.USER);
         assertEquals(2, noOption.exit(), noOption.toString());
         assertOneLine(noOption, "--password-file is required with --host");
-        Run simulatedOption = run("connchk", target(store, password, "--scale", "0.1"));
+        BenchRun simulatedOption = BenchRun.of(target("connchk", store, password, "--scale", "0.1"));
         assertEquals(2, simulatedOption.exit(), simulatedOption.toString());
         assertOneLine(simulatedOption, "--scale is for the simulated appliance");
         assertFalse(refused.out().contains("deleted"), "nothing was written, so nothing is said to be deleted");
@@ -140,7 +137,7 @@ class RealStoreTest {
     @Test
     void calibrateWritesAProfileTheModelUses() throws IOException {
         Path profile = dir.resolve("mystore.yaml");
-        Run run = run("calibrate", target(store, password, "--threads", "1,2", "--size", "8MiB", "--files", "20", "--name", "mystore",
+        BenchRun run = BenchRun.of(target("calibrate", store, password, "--threads", "1,2", "--size", "8MiB", "--files", "20", "--name", "mystore",
                 "--write-profile", profile.toString()));
         assertEquals(0, run.exit(), run.toString());
         ApplianceProfile p = ApplianceProfile.load(profile);
@@ -156,43 +153,17 @@ class RealStoreTest {
         try (StoreClient c = StoreClient.connect(store.settings())) {
             assertEquals(0, c.stats().objects(), "what calibrate wrote is gone");
         }
-        Run model = run("model", "--profile", profile.toString(), "--hosts", "2", "--segments-per-host", "2", "--tables", "200", "--data",
+        BenchRun model = BenchRun.of("model", "--profile", profile.toString(), "--hosts", "2", "--segments-per-host", "2", "--tables", "200", "--data",
                 "1GiB", "--out", dir.resolve("whatif").toString());
         assertEquals(0, model.exit(), model.toString());
         assertTrue(model.out().contains("profile mystore (" + profile + ")"), model.out());
         assertTrue(Files.exists(dir.resolve("whatif").resolve("whatif.png")));
     }
 
-    private static void assertOneLine(Run run, String expected) {
+    private static void assertOneLine(BenchRun run, String expected) {
         List<String> lines = run.err().strip().lines().toList();
         assertEquals(1, lines.size(), run.toString());
         assertTrue(lines.get(0).contains(expected), "expected '" + expected + "' in: " + lines.get(0));
         assertFalse(lines.get(0).contains("Exception"), lines.get(0));
-    }
-
-    private record Run(int exit, String out, String err) {
-        @Override
-        public String toString() {
-            return "exit " + exit + "\n--- stdout\n" + out + "--- stderr\n" + err;
-        }
-    }
-
-    /** Runs {@code gpdedup-bench COMMAND ARGS} in this JVM, as its main would, capturing stdout and stderr. */
-    private static Run run(String command, String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream stdout = System.out;
-        PrintStream stderr = System.err;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            List<String> all = new ArrayList<>(List.of(command));
-            all.addAll(List.of(args));
-            int exit = new CommandLine(new BenchMain()).execute(all.toArray(String[]::new));
-            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(stdout);
-            System.setErr(stderr);
-        }
     }
 }
