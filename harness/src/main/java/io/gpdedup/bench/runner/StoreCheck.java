@@ -40,8 +40,9 @@ import java.util.function.LongConsumer;
  * pipeline (FastCDC chunks, SHA-256 fingerprints, "which chunks are missing?", zstd level 1,
  * upload; the restore pipeline checking every chunk's SHA-256): N threads, each one connection and
  * one object of unique data, as N plugin calls of one host agent would (one worker pool, one
- * memory window). Every object goes under one prefix of the unit, which {@link #close} deletes,
- * also should this JVM be stopped first.
+ * memory window). Every object goes under one prefix of the unit,
+ * {@code gpdedup-bench/connchk-<random>/}, which {@link #close} deletes, also should this JVM be
+ * stopped first.
  */
 public final class StoreCheck implements AutoCloseable {
     /** One pass of N parallel streams: its bytes per second and the client's CPU share (0..1) meanwhile. */
@@ -62,7 +63,6 @@ public final class StoreCheck implements AutoCloseable {
     private final ExecutorService workers;
     private final PipelineSettings pipeline;
     private final Thread onExit;
-    private final AtomicLong objects = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong deleted = new AtomicLong();
 
@@ -83,24 +83,6 @@ public final class StoreCheck implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(onExit);
     }
 
-    /** Where this check's objects live in the unit. */
-    public String prefix() {
-        return prefix;
-    }
-
-    /** Objects and bytes written so far (all of them deleted by {@link #close}). */
-    public long objectsWritten() {
-        return objects.get();
-    }
-
-    public long bytesWritten() {
-        return bytes.get();
-    }
-
-    /** Objects the store says it deleted under {@link #prefix} so far. */
-    public long objectsDeleted() {
-        return deleted.get();
-    }
 
     /** {@link #run} for each thread count in turn, telling {@code progress} which. */
     public List<Row> runAll(int[] threads, long bytesPerThread, boolean repeat, Progress progress) throws InterruptedException {
@@ -175,7 +157,7 @@ public final class StoreCheck implements AutoCloseable {
     /** What the check wrote and deleted, in one line. */
     public String deletedLine() {
         return String.format(Locale.ROOT, "deleted the %d objects (%s) it wrote under %s in unit %s; the store frees their "
-                + "chunks at its next gc (gpdedup-store gc)", objectsDeleted(), ByteSize.binary(bytesWritten()), prefix, settings.unit());
+                + "chunks at its next gc (gpdedup-store gc)", deleted.get(), ByteSize.binary(bytes.get()), prefix, settings.unit());
     }
 
     /** Writes the table as CSV and JSON, and a chart of write and read MB/s by threads. */
@@ -261,7 +243,12 @@ public final class StoreCheck implements AutoCloseable {
     private Pass pass(int threads, long bytesPerThread, boolean backup, IntFunction<String> name, Connchk.Job job)
             throws InterruptedException {
         CpuMeter cpu = CpuMeter.start();
-        StreamRun run = Connchk.parallel(settings, threads, bytesPerThread, backup, name, job);
+        StreamRun run;
+        try {
+            run = Connchk.parallel(settings, threads, bytesPerThread, backup, name, job);
+        } catch (IllegalStateException e) {
+            throw new StoreTarget.Unusable(e.getMessage());
+        }
         double ours = cpu.ourBusy(0);
         if (!run.failures().isEmpty()) {
             throw new StoreTarget.Unusable(run.failures().size() + " of " + threads + " streams failed, first: " + run.failures().get(0));
@@ -270,7 +257,6 @@ public final class StoreCheck implements AutoCloseable {
     }
 
     private void count(long n) {
-        objects.incrementAndGet();
         bytes.addAndGet(n);
     }
 
@@ -290,7 +276,7 @@ public final class StoreCheck implements AutoCloseable {
         }
     }
 
-    /** Deletes everything under {@link #prefix} (usually nothing is left by then) and stops the workers. */
+    /** Deletes everything under the prefix (usually nothing is left by then) and stops the workers. */
     @Override
     public void close() {
         try {
