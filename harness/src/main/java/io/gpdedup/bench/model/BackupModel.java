@@ -1,7 +1,7 @@
 package io.gpdedup.bench.model;
 
 import io.gpdedup.bench.model.Published.Mode;
-import io.gpdedup.bench.model.Published.Run;
+import io.gpdedup.bench.model.Published.Scenario;
 import io.gpdedup.bench.model.Published.Target;
 import io.gpdedup.bench.model.TableMix.Table;
 import io.gpdedup.store.appliance.ApplianceProfile;
@@ -45,7 +45,7 @@ public final class BackupModel {
         this.mix = mix;
     }
 
-    public Result run(Run run) {
+    public Result run(Scenario run) {
         List<Table> tables = mix.select(run.tables());
         double seconds = run.mode() == Mode.JOBS
                 ? jobs(tables, run.jobs(), run.target(), run.repeat())

@@ -20,9 +20,11 @@ import java.util.function.DoubleFunction;
  *     backups to the hosts' own disks, in which neither the plugin nor the appliance takes part;</li>
  * <li>one appliance parameter, the service time of one synchronous request, which a file's create
  *     and close each hold the appliance's serial namespace for: table D row 1 (jobs mode, 5.5
- *     million files), and nothing else in D to F;</li>
- * <li>everything else is a stated assumption, not fitted on any row: the read path as fast as the
- *     write path, the CSV's compression, an index that does not bind.</li>
+ *     million files);</li>
+ * <li>one restore-side parameter, the appliance's read (rehydration) capacity: table F row 18,
+ *     the only published restore;</li>
+ * <li>everything else is a stated assumption, not fitted on any row: a read stream's cap as a
+ *     write stream's, the CSV's compression, an index that does not bind.</li>
  * </ul>
  * Every other row of D to F is a prediction.
  */
@@ -36,8 +38,10 @@ public final class Calibration {
     /** The table E rows the cluster's table finish and COPY start are fitted on. */
     static final int FINISH_ROW = 15;
     static final int START_ROW = 17;
+    /** The one restore row (table F), which the appliance's read capacity is fitted on. */
+    static final int RESTORE_ROW = 18;
     /** Every row of D to F something is fitted on; the others are predictions. */
-    public static final Set<Integer> FITTED_ROWS = Set.of(APPLIANCE_ROW, FINISH_ROW, START_ROW);
+    public static final Set<Integer> FITTED_ROWS = Set.of(APPLIANCE_ROW, FINISH_ROW, START_ROW, RESTORE_ROW);
 
     /**
      * The appliance index's capacity, logical MB/s: an assumption that it does not bind. At this
@@ -62,9 +66,10 @@ public final class Calibration {
      * closed form: A1 and A5 give the pool's cap and reserve; A20 and A30 the appliance's raw
      * capacity and per-stream overhead; C's totals at 4 and 8 hosts the active-stream limit; B1
      * against A1 the plugin's work per MB; B10, B20 and C's 2-host figures the host read cap (the
-     * value with the smallest worst error); B's tail the pool's rebalance fraction. The read path,
-     * of which A to C publish nothing, is taken to be the write path's: the same per-stream cap and
-     * raw capacity. The request and file timings stay as in {@code base}.
+     * value with the smallest worst error); B's tail the pool's rebalance fraction. A to C publish no
+     * read figure: a read stream's cap is taken to be a write stream's, and the read capacity starts
+     * at the write capacity until {@link #fit} fits it on table F. The request and file timings stay
+     * as in {@code base}.
      */
     public static Fitted fromTablesAToC(ApplianceProfile base) {
         double a1 = Published.A_MBPS[0];
@@ -79,10 +84,7 @@ public final class Calibration {
         double plateau = (Published.C_TOTAL[1] + Published.C_TOTAL[2]) / 2;
         int maxActive = (int) Math.round((raw / plateau - 1) / overhead);
         double clientMs = (1 / Published.B_MBPS[0] - 1 / a1) * 1000;
-        double[] hostFigures = {Published.B_MBPS[1], Published.B_MBPS[2], Published.C_PER_HOST[0][0], Published.C_PER_HOST[0][1]};
-        double hi = Arrays.stream(hostFigures).max().orElseThrow();
-        double lo = Arrays.stream(hostFigures).min().orElseThrow();
-        double hostRead = 2 * hi * lo / (hi + lo);
+        double hostRead = hostReadCapMBps();
         ApplianceProfile p = profile(base, cap, reserve, 0, clientMs, raw, overhead, maxActive, hostRead);
         double start = Math.min(p.pluginStreamCapMBps(10), hostRead / 10);
         double fair = Math.min(p.pluginStreamCapMBps(10), hostRead / 2);
@@ -98,15 +100,26 @@ public final class Calibration {
         t.add("host.read-cap-mbps", g(hostRead), "B 10, 20 threads; C 2 hosts");
         t.add("stream.pool-rebalance", g(rebalance), "B: 2 of 10 files left");
         t.add("read.stream-cap-mbps", g(cap), "assumed = stream.cap-mbps (A to C publish no read)");
-        t.add("read.raw-mbps", g(raw), "assumed = write.raw-mbps (A to C publish no read)");
+        t.add("read.raw-mbps", g(raw), "= write.raw-mbps until fitted on F row " + RESTORE_ROW + " (below)");
         t.add("dedup.lookup-capacity-mbps", g(LOOKUP_CAPACITY_MBPS), "assumed not to bind");
         return new Fitted(p, null, t);
     }
 
     /**
-     * Fits the cluster's per-table costs on table E and the appliance's request time on table D
-     * row 1, starting from {@code profile} (its A to C values as they are) and {@code cluster} (its
-     * shape, CSV inflation and compression as they are).
+     * One client host's disk read cap from B10, B20 and C's two 2-host figures: the value with the
+     * smallest worst relative error over the four.
+     */
+    static double hostReadCapMBps() {
+        double[] hostFigures = {Published.B_MBPS[1], Published.B_MBPS[2], Published.C_PER_HOST[0][0], Published.C_PER_HOST[0][1]};
+        double hi = Arrays.stream(hostFigures).max().orElseThrow();
+        double lo = Arrays.stream(hostFigures).min().orElseThrow();
+        return 2 * hi * lo / (hi + lo);
+    }
+
+    /**
+     * Fits the cluster's per-table costs on table E, the appliance's request time on table D row 1
+     * and its read capacity on table F row 18, starting from {@code profile} (its A to C values as
+     * they are) and {@code cluster} (its shape, CSV inflation and compression as they are).
      */
     public Fitted fit(ApplianceProfile profile, Cluster cluster, TableMix mix) {
         // Both costs act on both E rows (the finish sets the pace, the start whether a queue of 5
@@ -124,6 +137,10 @@ public final class Calibration {
         }
         Cluster fitted = c;
         double request = solve(APPLIANCE_ROW, 0, 1, v -> new BackupModel(withRequestSeconds(profile, v), fitted, mix));
+        // The restore waits for one request at the end of each table too, so its read capacity is
+        // fitted last, with the request time settled; no backup row reads, so nothing feeds back.
+        ApplianceProfile requests = withRequestSeconds(profile, request);
+        double readRaw = solve(RESTORE_ROW, 1, 10 * profile.writeRawMBps(), v -> new BackupModel(ProfileEdits.readRaw(requests, v), fitted, mix));
 
         ResultTable t = new ResultTable("The cluster, and what is fitted on one row each (every other row of D to F is a prediction)",
                 "parameter", "value", "from");
@@ -136,7 +153,9 @@ public final class Calibration {
                 "fitted on E row " + START_ROW + " (single-data-file, queue 5, local disks)");
         t.add("stream.request-latency-ms = files.namespace-op-ms", g(request * 1000),
                 "fitted on D row " + APPLIANCE_ROW + " (jobs, 5.5 million files)");
-        return new Fitted(withRequestSeconds(profile, request), c, t);
+        t.add("read.raw-mbps (the appliance's rehydration capacity)", g(readRaw),
+                "fitted on F row " + RESTORE_ROW + " (gprestore, the only published restore)");
+        return new Fitted(ProfileEdits.readRaw(requests, readRaw), c, t);
     }
 
     /**
@@ -147,9 +166,7 @@ public final class Calibration {
      */
     static ApplianceProfile withRequestSeconds(ApplianceProfile p, double seconds) {
         Duration d = Duration.ofNanos(Math.round(seconds * 1e9));
-        return new ApplianceProfile(p.name(), p.scale(), p.streamCapMBps(), p.poolReserveMBps(), p.poolRebalance(),
-                p.clientCostMsPerMB(), d, p.writeRawMBps(), p.perStreamOverhead(), p.maxActiveStreams(), p.hostReadCapMBps(),
-                Duration.ZERO, Duration.ZERO, d, p.lookupCapacityMBps(), p.streamReadCapMBps(), p.readRawMBps());
+        return ProfileEdits.timings(p, d, Duration.ZERO, Duration.ZERO, d);
     }
 
     private static ApplianceProfile profile(ApplianceProfile base, double cap, double reserve, double rebalance, double clientMs,
@@ -163,7 +180,7 @@ public final class Calibration {
         return Math.abs(after - before) <= 1e-5 * Math.abs(after);
     }
 
-    private static String g(double v) {
+    static String g(double v) {
         return Math.abs(v) >= 1000 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.4g", v);
     }
 
@@ -175,10 +192,10 @@ public final class Calibration {
     /** The value in [lo, hi] where the model's MB/s for {@code row} meets the published one (bisection). */
     private double solve(int row, double lo, double hi, DoubleFunction<BackupModel> at) {
         Run run = run(row);
-        double fLo = at.apply(lo).run(run).mbps() - run.mbps();
+        double fLo = at.apply(lo).run(run.scenario()).mbps() - run.mbps();
         for (int i = 0; i < 40; i++) {
             double mid = (lo + hi) / 2;
-            double f = at.apply(mid).run(run).mbps() - run.mbps();
+            double f = at.apply(mid).run(run.scenario()).mbps() - run.mbps();
             if (Math.signum(f) == Math.signum(fLo)) {
                 lo = mid;
                 fLo = f;

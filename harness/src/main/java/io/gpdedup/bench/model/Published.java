@@ -37,9 +37,20 @@ public final class Published {
     /** gpbackup's data-phase layout. */
     public enum Mode { JOBS, SINGLE_DATA_FILE }
 
+    /**
+     * What a gpbackup or gprestore run does, the model's input: its data-phase layout, workers
+     * ({@code jobs}, jobs mode) or queue ({@code copyQueue}, single-data-file), which tables, where
+     * to, and whether the data is already there ({@code repeat}) or read back ({@code restore}).
+     */
+    public record Scenario(Mode mode, int jobs, int copyQueue, Tables tables, Target target, boolean repeat, boolean restore) {
+    }
+
     /** One published gpbackup/gprestore run (tables D, E, F). */
     public record Run(int row, String table, String label, Mode mode, int jobs, int copyQueue, Tables tables,
             Target target, boolean repeat, boolean restore, double terabytes, double minutes, double mbps) {
+        public Scenario scenario() {
+            return new Scenario(mode, jobs, copyQueue, tables, target, repeat, restore);
+        }
     }
 
     public static final List<Run> RUNS = List.of(

@@ -22,6 +22,20 @@ public final class TableMix {
     public static final double TIB = 1024.0 * 1024 * 1024 * 1024;
     public static final double MIB = 1024.0 * 1024;
 
+    /** The seed's shape: 5% of the tables (those of 500 MB or more) hold four fifths of the data (2.4 of 3 TiB). */
+    static final double LARGE_SHARE = 0.05;
+    private static final double SEED_THRESHOLD = 500 * MIB;
+    private static final double SEED_SMALLEST = 64 * 1024;
+    private static final long SEED_SEED = 3;
+    /** The mean size of the seed's large tables: 2.4 TiB over 1,560. */
+    private static final double SEED_LARGE_MEAN = 2.4 * TIB / 1560;
+    /** The seed's database: 31,200 tables, 28% of them empty, 3 TiB of table data. */
+    static final int SEED_TABLES = 31_200;
+    static final double SEED_EMPTY_FRACTION = 0.28;
+    static final double SEED_BYTES = 3 * TIB;
+    static final int MIN_SITE_TABLES = 20;
+    static final double MAX_EMPTY_FRACTION = 0.85;
+
     private final List<Table> tables;
     private final java.util.Map<Published.Tables, List<Table>> selections = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -31,6 +45,35 @@ public final class TableMix {
 
     /** The published mix with the given counts and class totals. */
     public static TableMix of(int tables, double largeShare, double emptyShare, double largeBytes, double smallBytes, long seed) {
+        return generate(tables, largeShare, emptyShare, largeBytes, smallBytes, seed, SEED_THRESHOLD, SEED_SMALLEST);
+    }
+
+    /**
+     * A site's database in the seed's shape: {@code tables} tables, {@code emptyFraction} of them
+     * empty, 5% of them holding 80% of {@code bytes} of table data, sizes drawn as the seed's and
+     * scaled with the mean size of a large table (so the seed's own figures give the seed's mix).
+     */
+    public static TableMix site(int tables, double bytes, double emptyFraction) {
+        if (tables < MIN_SITE_TABLES) {
+            throw new IllegalArgumentException("--tables must be at least " + MIN_SITE_TABLES + " (the seed's shape puts 5% of them in its large class)");
+        }
+        if (!(bytes > 0) || Double.isInfinite(bytes)) {
+            throw new IllegalArgumentException("--data must be more than 0 bytes");
+        }
+        if (!(emptyFraction >= 0 && emptyFraction <= MAX_EMPTY_FRACTION)) {
+            throw new IllegalArgumentException("--empty-fraction must be between 0 and " + MAX_EMPTY_FRACTION
+                    + " (the small tables must outnumber the large ones to hold a fifth of the data), got " + emptyFraction);
+        }
+        int large = (int) Math.round(tables * LARGE_SHARE);
+        // four fifths and one fifth: for the seed's 3 TiB these are exactly 2.4 and 0.6 TiB
+        double largeBytes = bytes * 4 / 5;
+        double scale = (largeBytes / large) / SEED_LARGE_MEAN;
+        return generate(tables, LARGE_SHARE, emptyFraction, largeBytes, bytes / 5, SEED_SEED, SEED_THRESHOLD * scale,
+                SEED_SMALLEST * scale);
+    }
+
+    private static TableMix generate(int tables, double largeShare, double emptyShare, double largeBytes, double smallBytes, long seed,
+            double threshold, double smallest) {
         int large = (int) Math.round(tables * largeShare);
         int empty = (int) Math.round(tables * emptyShare);
         int small = tables - large - empty;
@@ -40,17 +83,22 @@ public final class TableMix {
         SplittableRandom rnd = new SplittableRandom(seed);
         double[] l = new double[large];
         double[] s = new double[small];
-        double threshold = 500 * MIB;
         for (int i = 0; i < large; i++) {
-            // Pareto with alpha 1.5 from 500 MB, cut at 200x.
+            // Pareto with alpha 1.5 from the threshold (the seed's: 500 MB), cut at 200x.
             l[i] = threshold * Math.min(200, Math.pow(1 - rnd.nextDouble(), -1 / 1.5));
         }
         for (int i = 0; i < small; i++) {
-            // log-uniform between 64 KB and 500 MB
-            s[i] = Math.exp(Math.log(64 * 1024) + rnd.nextDouble() * (Math.log(threshold) - Math.log(64 * 1024)));
+            // log-uniform between the smallest (the seed's: 64 KB) and the threshold
+            s[i] = Math.exp(Math.log(smallest) + rnd.nextDouble() * (Math.log(threshold) - Math.log(smallest)));
         }
         scaleTo(l, largeBytes, threshold, Double.MAX_VALUE);
         scaleTo(s, smallBytes, 0, threshold);
+        for (double[] sizes : new double[][] {l, s}) {
+            double want = sizes == l ? largeBytes : smallBytes;
+            if (sizes.length > 0 && Math.abs(java.util.Arrays.stream(sizes).sum() - want) > 1e-6 * want) {
+                throw new IllegalArgumentException("the table sizes cannot add up to the data asked for in the seed's shape");
+            }
+        }
         List<Table> out = new ArrayList<>(tables);
         int id = 0;
         for (double b : l) {
@@ -67,7 +115,7 @@ public final class TableMix {
 
     /** The seed's database (table D): 31,200 tables, 5% large (2.4 TiB), 28% empty, 0.6 TiB small. */
     public static TableMix seed003() {
-        return of(31_200, 0.05, 0.28, 2.4 * TIB, 0.6 * TIB, 3);
+        return of(SEED_TABLES, LARGE_SHARE, SEED_EMPTY_FRACTION, 2.4 * TIB, 0.6 * TIB, SEED_SEED);
     }
 
     public List<Table> tables() {

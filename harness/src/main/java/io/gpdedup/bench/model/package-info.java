@@ -5,6 +5,9 @@
  * the discrete-event model of gpbackup's and gprestore's data phase (D to F) over a
  * {@link io.gpdedup.bench.model.TableMix} on a {@link io.gpdedup.bench.model.Cluster};
  * {@link io.gpdedup.bench.model.Reproduction} sets every cell beside {@link io.gpdedup.bench.model.Published}
- * and {@link io.gpdedup.bench.model.Calibration} says where every parameter comes from. See docs/appliance.md.
+ * and {@link io.gpdedup.bench.model.Calibration} says where every parameter comes from.
+ * {@link io.gpdedup.bench.model.WhatIf} runs the same model for a site's own cluster, and
+ * {@link io.gpdedup.bench.model.StoreCalibration} makes a profile of a real store from what
+ * {@code calibrate --host} measured. See docs/appliance.md.
  */
 package io.gpdedup.bench.model;

@@ -18,7 +18,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * PNG charts with XChart, drawn headless: line charts for per-second timelines, grouped bar charts
- * for sweeps over threads, hosts, jobs or copy-queue-size (ours next to the published figure).
+ * for sweeps over threads, hosts, jobs or copy-queue-size (ours next to the published figure),
+ * stacked bar charts for where a run's time goes.
  */
 public final class Charts {
     private static final int WIDTH = 900;
@@ -68,9 +69,25 @@ public final class Charts {
     /** As {@link #bars(Path, String, String, String, List, Map)}, with a logarithmic y axis when {@code logY}. */
     public static Path bars(Path png, String title, String xTitle, String yTitle, List<String> categories,
             Map<String, double[]> groups, boolean logY) {
+        return categoryChart(png, title, xTitle, yTitle, categories, groups, logY, false);
+    }
+
+    /**
+     * Writes a stacked bar chart to {@code png}: one bar per category made of one part per group,
+     * e.g. a run's minutes split by what they are spent on.
+     */
+    public static Path stackedBars(Path png, String title, String xTitle, String yTitle, List<String> categories,
+            Map<String, double[]> parts) {
+        return categoryChart(png, title, xTitle, yTitle, categories, parts, false, true);
+    }
+
+    private static Path categoryChart(Path png, String title, String xTitle, String yTitle, List<String> categories,
+            Map<String, double[]> groups, boolean logY, boolean stacked) {
         headless();
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
-        chart.getStyler().setLegendPosition(LegendPosition.InsideNW);
+        chart.getStyler().setLegendPosition(stacked ? LegendPosition.OutsideE : LegendPosition.InsideNW);
+        chart.getStyler().setStacked(stacked);
+        chart.getStyler().setShowStackSum(stacked);
         chart.getStyler().setYAxisLogarithmic(logY);
         if (logY) {
             chart.getStyler().setYAxisMin(1.0);

@@ -18,12 +18,18 @@ final class Commands {
         return String.join(" ", words);
     }
 
-    /** Runs a command, turning bad input (a bad option or profile) into {@link #usageError}. */
+    /**
+     * Runs a command, turning bad input (a bad option or profile) into {@link #usageError} and a
+     * real store that cannot be used into one line and exit 1.
+     */
     static int runReportingUsageErrors(CommandSpec spec, java.util.concurrent.Callable<Integer> run) throws Exception {
         try {
             return run.call();
         } catch (IllegalArgumentException | io.gpdedup.store.appliance.ApplianceProfile.ProfileException e) {
             return usageError(spec, e);
+        } catch (StoreTarget.Unusable e) {
+            System.err.println(spec.qualifiedName() + ": " + e.getMessage());
+            return 1;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.gpdedup.bench.runner;
 
 import io.gpdedup.store.client.BackupSession;
+import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,24 +25,28 @@ public final class Connchk {
     }
 
     /** What one thread does once its connection (and lease) is ready and the clock runs. */
-    private interface Job {
-        void run(StoreClient client, BackupSession session, int stream);
+    interface Job {
+        void run(StoreClient client, BackupSession session, int stream) throws Exception;
     }
 
     public static StreamRun write(LiveStore store, int threads, long bytesPerStream, long run, LongConsumer progress)
             throws InterruptedException {
-        return parallel(store, threads, bytesPerStream, true, i -> objectName(run, threads, i), (client, session, i) ->
+        return parallel(store.settings(), threads, bytesPerStream, true, i -> objectName(run, threads, i), (client, session, i) ->
                 SyntheticStream.write(session, objectName(run, threads, i), new UniqueData(UniqueData.seed(run, i)),
                         bytesPerStream, progress));
     }
 
     public static StreamRun read(LiveStore store, int threads, long bytesPerStream, long run, LongConsumer progress)
             throws InterruptedException {
-        return parallel(store, threads, bytesPerStream, false, i -> objectName(run, threads, i), (client, session, i) ->
+        return parallel(store.settings(), threads, bytesPerStream, false, i -> objectName(run, threads, i), (client, session, i) ->
                 SyntheticStream.read(client, objectName(run, threads, i), progress));
     }
 
-    private static StreamRun parallel(LiveStore store, int threads, long bytes, boolean backup, IntFunction<String> name, Job job)
+    /**
+     * Runs {@code job} on {@code threads} threads, each with its own connection (and, for a backup,
+     * its lease) open before the clock starts; the run ends when the last job returns.
+     */
+    static StreamRun parallel(ClientSettings settings, int threads, long bytes, boolean backup, IntFunction<String> name, Job job)
             throws InterruptedException {
         CountDownLatch arrived = new CountDownLatch(threads);
         CountDownLatch go = new CountDownLatch(1);
@@ -53,7 +58,7 @@ public final class Connchk {
             int stream = i;
             Thread t = new Thread(() -> {
                 boolean counted = false;
-                try (StoreClient client = StoreClient.connect(store.settings());
+                try (StoreClient client = StoreClient.connect(settings);
                      BackupSession session = backup ? client.beginBackup() : null) {
                     arrived.countDown();
                     counted = true;
@@ -61,8 +66,9 @@ public final class Connchk {
                     if (!abort[0]) {
                         job.run(client, session, stream);
                     }
-                } catch (RuntimeException | InterruptedException e) {
-                    failures[stream] = e.toString();
+                } catch (Exception e) {
+                    // the client's and the pipeline's messages name the store and the object
+                    failures[stream] = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
                 } finally {
                     if (!counted) {
                         arrived.countDown();

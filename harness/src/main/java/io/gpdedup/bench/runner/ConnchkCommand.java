@@ -1,8 +1,10 @@
 package io.gpdedup.bench.runner;
 
+import io.gpdedup.bench.model.ReferenceSize;
 import io.gpdedup.bench.report.Progress;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;
+import io.gpdedup.store.client.ClientSettings;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -12,12 +14,15 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code gpdedup-bench connchk}: table A live. */
+/** {@code gpdedup-bench connchk}: table A live, or the channel test against a real store. */
 @Command(name = "connchk", mixinStandardHelpOptions = true,
         description = {"Synthetic channel test (table A), live: N threads each write one file of unique data straight to a "
                 + "gpdedup-store started with the appliance profile (client library, no plugin, no dedup lookups).",
             "Sizes are in the reference's units (MB = 2^20) and scaled by the profile's scale for the live run; results "
-                + "are reported back in reference MB/s next to the published figures and the model's."})
+                + "are reported back in reference MB/s next to the published figures and the model's.",
+            "With --host: against that real gpdedup-store instead, as ddpconnchk against an appliance: N threads each write "
+                + "--size of unique data through the dedup plugin's client and pipeline, read it back checking SHA-256, and "
+                + "report write and read MB/s per thread count; what it wrote is deleted at the end."})
 public final class ConnchkCommand implements Callable<Integer> {
     @Option(names = "--threads", split = ",", paramLabel = "N[,N...]", description = "thread counts (default: 1,5,10,20,30; --quick: 1,10,20,30)")
     int[] threads;
@@ -35,6 +40,9 @@ public final class ConnchkCommand implements Callable<Integer> {
     @Mixin
     LiveOptions live;
 
+    @Mixin
+    StoreTarget target;
+
     @Spec
     CommandSpec spec;
 
@@ -49,6 +57,13 @@ public final class ConnchkCommand implements Callable<Integer> {
         if (Arrays.stream(t).anyMatch(n -> n < 1 || n > 200)) {
             throw new IllegalArgumentException("--threads: each count must be 1..200");
         }
+        if (target.given()) {
+            StoreTarget.refuse("--quick", quick);
+            StoreTarget.refuse("--read (a real store is always read back)", read);
+            live.refuseWithRealStore();
+            return realStore(t, bytes);
+        }
+        target.refuseWithoutHost();
         try (LiveSession s = LiveSession.open(live)) {
             long total = Arrays.stream(t).sum() * s.liveBytes(bytes) * (read ? 2 : 1);
             List<ChannelTest.Row> rows;
@@ -67,5 +82,28 @@ public final class ConnchkCommand implements Callable<Integer> {
             }
             return checks.passed() ? 0 : 3;
         }
+    }
+
+    /** The channel test against the real store of {@link #target}: write, verified read, delete. */
+    private int realStore(int[] t, long bytes) throws InterruptedException {
+        ClientSettings settings = target.settings();
+        target.check(settings);
+        List<StoreCheck.Row> rows = null;
+        StoreCheck check = new StoreCheck(settings);
+        try (Progress p = live.quiet ? Progress.quiet() : Progress.bytes("connchk", 2 * Arrays.stream(t).sum() * bytes)) {
+            rows = check.runAll(t, bytes, false, p);
+        } finally {
+            check.finish(rows != null, System.out);
+        }
+        ResultTable table = StoreCheck.table(check.title(bytes), rows);
+        table.print(System.out);
+        System.out.println(check.deletedLine());
+        if (live.out != null) {
+            RunFiles files = RunFiles.in(live.out);
+            StoreCheck.write(files, "connchk", table, rows);
+            files.info("gpdedup-bench connchk against " + settings.host() + ":" + settings.port(), Commands.commandLine(spec),
+                    List.of(check.deletedLine()));
+        }
+        return 0;
     }
 }

@@ -1,6 +1,7 @@
 package io.gpdedup.bench.runner;
 
 import io.gpdedup.bench.model.Cluster;
+import io.gpdedup.bench.model.ReferenceSize;
 import io.gpdedup.bench.report.Progress;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

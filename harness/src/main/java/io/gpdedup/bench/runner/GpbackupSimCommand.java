@@ -3,6 +3,7 @@ package io.gpdedup.bench.runner;
 import io.gpdedup.bench.model.BackupModel;
 import io.gpdedup.bench.model.Cluster;
 import io.gpdedup.bench.model.Published;
+import io.gpdedup.bench.model.ReferenceSize;
 import io.gpdedup.bench.model.TableMix;
 import io.gpdedup.bench.report.Charts;
 import io.gpdedup.bench.report.Progress;
@@ -175,9 +176,8 @@ public final class GpbackupSimCommand implements Callable<Integer> {
             if (loaded.mix() != null && !p.name().startsWith("filtered")) {
                 Cluster c = new Cluster(hosts, segmentsPerHost, seed.csvInflation(), Double.isNaN(compression) ? seed.csvCompression()
                         : Math.max(1, compression), noClusterCosts ? 0 : seed.copyStartSeconds(), noClusterCosts ? 0 : seed.tableFinishSeconds());
-                Published.Run run = new Published.Run(0, "live", p.name(), m == GpbackupSim.Mode.JOBS ? Published.Mode.JOBS
-                        : Published.Mode.SINGLE_DATA_FILE, jobs, copyQueue, loaded.which(), Published.Target.APPLIANCE, isRepeat, isRestore,
-                        0, 0, 0);
+                Published.Scenario run = new Published.Scenario(m == GpbackupSim.Mode.JOBS ? Published.Mode.JOBS
+                        : Published.Mode.SINGLE_DATA_FILE, jobs, copyQueue, loaded.which(), Published.Target.APPLIANCE, isRepeat, isRestore);
                 if (!(isRestore && m == GpbackupSim.Mode.JOBS)) {
                     model = new BackupModel(s.profile(), c, loaded.mix()).run(run).mbps();
                 }

@@ -1,5 +1,6 @@
 package io.gpdedup.bench.runner;
 
+import io.gpdedup.bench.model.ReferenceSize;
 import io.gpdedup.bench.report.Progress;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;

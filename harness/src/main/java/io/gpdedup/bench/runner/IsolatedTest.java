@@ -1,6 +1,7 @@
 package io.gpdedup.bench.runner;
 
 import io.gpdedup.bench.model.Published;
+import io.gpdedup.bench.model.ReferenceSize;
 import io.gpdedup.bench.model.StreamModel;
 import io.gpdedup.bench.report.Charts;
 import io.gpdedup.bench.report.Progress;

@@ -32,6 +32,15 @@ public final class LiveOptions {
     @Option(names = "--quiet", description = "no progress bar")
     boolean quiet;
 
+    /** With a real store there is no profile, no scale and no store of ours to start. */
+    void refuseWithRealStore() {
+        StoreTarget.refuse("--profile", profile != null);
+        StoreTarget.refuse("--scale", scale != null);
+        StoreTarget.refuse("--dist", dist != null);
+        StoreTarget.refuse("--work", work != null);
+        StoreTarget.refuse("--keep", keep);
+    }
+
     /** The profile file named, or the default one found. */
     Path profileFile(Dist d) {
         if (profile != null) {

@@ -63,6 +63,15 @@ public final class LiveStore implements AutoCloseable {
      * and waits until it listens.
      */
     public static LiveStore start(Dist dist, Path workDir, Path profile) throws IOException {
+        return start(List.of(dist.executable(Dist.STORE).toString()), workDir, profile, List.of());
+    }
+
+    /**
+     * As {@link #start(Dist, Path, Path)} with {@code storeCommand} running gpdedup-store (its
+     * launcher, or a JVM and its main class) and {@code extraConfig} as more lines of its config
+     * (TLS, say); without a profile the store is a plain one, no appliance.
+     */
+    static LiveStore start(List<String> storeCommand, Path workDir, Path profile, List<String> extraConfig) throws IOException {
         Files.createDirectories(workDir);
         Path home = Files.createDirectories(workDir.resolve("home"));
         byte[] secret = new byte[12];
@@ -79,13 +88,15 @@ public final class LiveStore implements AutoCloseable {
         if (profile != null) {
             yaml.add("appliance-profile: " + profile.toAbsolutePath());
         }
+        yaml.addAll(extraConfig);
         yaml.add("units:");
         yaml.add("  " + UNIT + ":");
         yaml.add("    users:");
         yaml.add("      " + USER + ": '" + PasswordHash.create(password.toCharArray(), 1_000).encoded() + "'");
         Files.write(config, yaml, StandardCharsets.UTF_8);
         Path trace = workDir.resolve("appliance-trace.csv");
-        List<String> cmd = new ArrayList<>(List.of(dist.executable(Dist.STORE).toString(), "serve", "--config", config.toString()));
+        List<String> cmd = new ArrayList<>(storeCommand);
+        cmd.addAll(List.of("serve", "--config", config.toString()));
         if (profile != null) {
             cmd.addAll(List.of("--appliance-trace", trace.toString()));
         }

@@ -28,6 +28,22 @@ class TableMixTest {
     }
 
     @Test
+    void aSiteKeepsTheSeedsShapeAtItsOwnSize() {
+        assertEquals(TableMix.seed003().tables(), TableMix.site(31_200, 3 * TableMix.TIB, 0.28).tables());
+        double bytes = 100 * 1024 * TableMix.MIB;
+        TableMix mix = TableMix.site(1_000, bytes, 0.1);
+        List<Table> all = mix.tables();
+        assertEquals(1_000, all.size());
+        assertEquals(50, mix.select(Published.Tables.LARGE).size());
+        assertEquals(100, all.stream().filter(t -> t.kind() == Kind.EMPTY).count());
+        assertEquals(bytes, TableMix.totalBytes(all), bytes * 1e-9);
+        assertEquals(0.8 * bytes, TableMix.totalBytes(mix.select(Published.Tables.LARGE)), bytes * 1e-9);
+        double smallest = mix.select(Published.Tables.LARGE).get(49).bytes();
+        assertTrue(mix.select(Published.Tables.SMALL).stream().allMatch(t -> t.bytes() > 0 && t.bytes() <= smallest),
+                "every large table is at least as large as every small one");
+    }
+
+    @Test
     void sameSeedSameDatabase() {
         assertEquals(TableMix.seed003().tables(), TableMix.seed003().tables());
     }

@@ -1,4 +1,4 @@
-package io.gpdedup.bench.runner;
+package io.gpdedup.bench.model;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -30,6 +30,18 @@ public final class ReferenceSize implements ITypeConverter<Long> {
             throw new IllegalArgumentException("size out of range: '" + text + "'");
         }
         return Math.round(bytes);
+    }
+
+    /** Bytes as {@link #parse} reads them back exactly: in the largest binary unit that divides them ("3TiB", "1536MiB"). */
+    public static String exact(long bytes) {
+        String[] units = {"TiB", "GiB", "MiB", "KiB"};
+        for (int i = 0; i < units.length; i++) {
+            long unit = 1L << (40 - 10 * i);
+            if (bytes % unit == 0) {
+                return bytes / unit + units[i];
+            }
+        }
+        return Long.toString(bytes);
     }
 
     /** Bytes as MB of the reference (2^20). */

@@ -1,0 +1,30 @@
+package io.gpdedup.bench;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import picocli.CommandLine;
+
+/** One {@code gpdedup-bench} command run in this JVM as its main runs it, stdout and stderr captured. */
+public record BenchRun(int exit, String out, String err) {
+    public static BenchRun of(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream stdout = System.out;
+        PrintStream stderr = System.err;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            int exit = new CommandLine(new BenchMain()).execute(args);
+            return new BenchRun(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(stdout);
+            System.setErr(stderr);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "exit " + exit + "\n--- stdout\n" + out + "--- stderr\n" + err;
+    }
+}
