@@ -36,7 +36,7 @@ public final class MemoryBudget {
     private final long sharedArea;
     private final long shareLimit;
     private final Duration admissionWait;
-    private final ReentrantLock lock = new ReentrantLock(true);
+    private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final ArrayDeque<Object> queue = new ArrayDeque<>();
     private long streamsUsed;
@@ -56,7 +56,8 @@ public final class MemoryBudget {
 
     /**
      * Half of {@code maxHeapBytes} ({@link Runtime#maxMemory()}): 5/8 of it for streams, 3/8 shared.
-     * With the host agent's 1 GiB that admits 75 streams of the default chunk sizes at once.
+     * Under the host agent's {@code -Xmx1g} that admits 72 backups of the default chunk sizes at once
+     * (docs/dedup-plugin.md).
      */
     public static MemoryBudget ofHeap(long maxHeapBytes) {
         long budget = maxHeapBytes / HEAP_FRACTION_DIVISOR;
