@@ -277,6 +277,9 @@ class LauncherTest {
             long launcher = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(sh.getInputStream(),
                     StandardCharsets.UTF_8)).readLine().trim());
             awaitPartialFile();
+            // Killed before the agent opened the pipe, the call would fail another way (STDIN_REQUEST
+            // to a dead launcher), and the watch would go untested.
+            awaitAgentHolding(launcher, 0);
             signal("KILL", launcher);
             Path failure = TestStorePlugin.failureFile(store, KEY + "watched");
             awaitFile(failure);
@@ -475,6 +478,31 @@ class LauncherTest {
         List<ProcessHandle> second = agents();
         assertEquals(1, second.size());
         assertNotEquals(first.get(0).pid(), second.get(0).pid());
+    }
+
+    /** Waits until an agent of this test holds the pipe that is descriptor {@code fd} of process {@code pid}. */
+    private void awaitAgentHolding(long pid, int fd) throws Exception {
+        String pipe = Files.readSymbolicLink(Path.of("/proc/" + pid + "/fd/" + fd)).toString();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            for (ProcessHandle agent : agents()) {
+                try (Stream<Path> fds = Files.list(Path.of("/proc/" + agent.pid() + "/fd"))) {
+                    if (fds.anyMatch(f -> {
+                        try {
+                            return Files.readSymbolicLink(f).toString().equals(pipe);
+                        } catch (IOException e) {
+                            return false; // closed meanwhile
+                        }
+                    })) {
+                        return;
+                    }
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no agent opened the caller's " + pipe);
+            }
+            Thread.sleep(10);
+        }
     }
 
     private void awaitPartialFile() throws Exception {

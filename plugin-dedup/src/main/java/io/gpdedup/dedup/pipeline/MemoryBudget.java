@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  *   <li><b>Streams</b>: each stream is admitted with an allowance that covers its fixed buffers and
  *       one batch of its own. Admission is first come, first served; a stream that does not fit
- *       waits (at most {@link #admissionWait()}) and then fails alone with a clear message. Its own
+ *       waits (at most the admission wait, 10 minutes by default) and then fails alone with a clear message. Its own
  *       batch is what guarantees every admitted stream progress: it never depends on what other
  *       streams hold, so a stream whose reader or writer pauses for minutes stalls nobody.</li>
  *   <li><b>Shared</b>: further batches in flight (fetch-ahead, upload pipelining), taken only when
@@ -42,7 +42,6 @@ public final class MemoryBudget {
     private long streamsUsed;
     private int streams;
     private long sharedUsed;
-    private long peakUsed;
 
     public MemoryBudget(long streamsArea, long sharedArea, Duration admissionWait) {
         if (streamsArea <= 0 || sharedArea < 0) {
@@ -64,21 +63,17 @@ public final class MemoryBudget {
         return new MemoryBudget(budget / 8 * 5, budget / 8 * 3, DEFAULT_ADMISSION_WAIT);
     }
 
-    public long streamsArea() {
+    long streamsArea() {
         return streamsArea;
     }
 
-    public long sharedArea() {
+    long sharedArea() {
         return sharedArea;
     }
 
     /** The most of the shared area one stream may hold. */
-    public long shareLimit() {
+    long shareLimit() {
         return shareLimit;
-    }
-
-    public Duration admissionWait() {
-        return admissionWait;
     }
 
     /**
@@ -86,7 +81,7 @@ public final class MemoryBudget {
      * {@code ownBatchBytes}, waiting in line behind earlier streams; a stream larger than the whole
      * streams area is admitted alone.
      *
-     * @throws PluginException when no room came within {@link #admissionWait()}
+     * @throws PluginException when no room came within the admission wait
      */
     public Stream admit(long fixedBytes, long ownBatchBytes) throws IOException {
         long allowance = fixedBytes + ownBatchBytes;
@@ -113,7 +108,6 @@ public final class MemoryBudget {
             }
             streamsUsed += allowance;
             streams++;
-            notePeak();
             return new Stream(allowance, ownBatchBytes);
         } finally {
             lock.unlock();
@@ -124,45 +118,25 @@ public final class MemoryBudget {
         return d.toMinutes() > 0 && d.toSeconds() % 60 == 0 ? d.toMinutes() + " min" : d.toMillis() + " ms";
     }
 
-    private void notePeak() {
-        peakUsed = Math.max(peakUsed, streamsUsed + sharedUsed);
-    }
-
     /** Streams admitted now. */
-    public int streams() {
-        lock.lock();
-        try {
-            return streams;
-        } finally {
-            lock.unlock();
-        }
+    int streams() {
+        return locked(() -> streams);
     }
 
     /** Bytes reserved now, both areas. */
-    public long used() {
-        lock.lock();
-        try {
-            return streamsUsed + sharedUsed;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The most bytes ever reserved at once. */
-    public long peak() {
-        lock.lock();
-        try {
-            return peakUsed;
-        } finally {
-            lock.unlock();
-        }
+    long used() {
+        return locked(() -> streamsUsed + sharedUsed);
     }
 
     /** Calls waiting for admission now. */
-    public int waiting() {
+    int waiting() {
+        return locked(queue::size);
+    }
+
+    private <T> T locked(java.util.function.Supplier<T> read) {
         lock.lock();
         try {
-            return queue.size();
+            return read.get();
         } finally {
             lock.unlock();
         }
@@ -201,8 +175,7 @@ public final class MemoryBudget {
                     if (sharedBytes <= sharedArea - sharedUsed && sharedHeld + sharedBytes <= shareLimit) {
                         sharedUsed += sharedBytes;
                         sharedHeld += sharedBytes;
-                        notePeak();
-                        return new Lease(this, sharedBytes, false);
+                                    return new Lease(this, sharedBytes, false);
                     }
                     if (!ownInUse) {
                         ownInUse = true;

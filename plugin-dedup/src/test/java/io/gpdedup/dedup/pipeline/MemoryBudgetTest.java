@@ -43,13 +43,7 @@ class MemoryBudgetTest {
             MemoryBudget.Lease own = other.take(4 * MIB, true);
             assertTrue(own.own(), "with the shared area full the stream runs on its own batch");
             assertNull(other.take(4 * MIB, false), "one own batch at a time");
-            CompletableFuture<MemoryBudget.Lease> next = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return other.take(4 * MIB, true);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+            CompletableFuture<MemoryBudget.Lease> next = later(() -> other.take(4 * MIB, true));
             Thread.sleep(100);
             assertFalse(next.isDone(), "waits for its own batch");
             own.close();
@@ -73,9 +67,9 @@ class MemoryBudgetTest {
 
         MemoryBudget patient = new MemoryBudget(10 * MIB, 0, Duration.ofSeconds(30));
         MemoryBudget.Stream first = patient.admit(0, 6 * MIB);
-        CompletableFuture<MemoryBudget.Stream> big = admitLater(patient, 6 * MIB);
+        CompletableFuture<MemoryBudget.Stream> big = later(() -> patient.admit(0, 6 * MIB));
         awaitWaiting(patient, 1);
-        CompletableFuture<MemoryBudget.Stream> small = admitLater(patient, MIB);
+        CompletableFuture<MemoryBudget.Stream> small = later(() -> patient.admit(0, MIB));
         awaitWaiting(patient, 2);
         Thread.sleep(100);
         assertFalse(small.isDone(), "a small stream does not overtake a larger one queued before it");
@@ -120,10 +114,15 @@ class MemoryBudgetTest {
         assertEquals(48 * MIB, b.shareLimit());
     }
 
-    private static CompletableFuture<MemoryBudget.Stream> admitLater(MemoryBudget budget, long bytes) {
+    private interface Blocking<T> {
+        T get() throws java.io.IOException;
+    }
+
+    /** Runs a call that may block on another thread. */
+    private static <T> CompletableFuture<T> later(Blocking<T> call) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return budget.admit(0, bytes);
+                return call.get();
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
