@@ -522,9 +522,10 @@ class LauncherTest {
         }
     }
 
+    /** Waits for a file with content: it exists, empty, between its creation and its write. */
     private static void awaitFile(Path p) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!Files.exists(p)) {
+        while (!hasContent(p)) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError(p + " did not appear within " + WAIT);
             }
@@ -532,4 +533,11 @@ class LauncherTest {
         }
     }
 
+    private static boolean hasContent(Path p) {
+        try {
+            return Files.size(p) > 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
 }
