@@ -281,9 +281,8 @@ class LauncherTest {
             // to a dead launcher), and the watch would go untested.
             awaitAgentHolding(launcher, 0);
             signal("KILL", launcher);
-            Path failure = TestStorePlugin.failureFile(store, KEY + "watched");
-            awaitFile(failure);
-            assertTrue(Files.readString(failure).contains("the caller exited"), Files.readString(failure));
+            String failure = TestStorePlugin.awaitFailure(store, KEY + "watched", WAIT);
+            assertTrue(failure.contains("the caller exited"), failure);
             assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "watched")));
         } finally {
             sh.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -422,9 +421,8 @@ class LauncherTest {
         awaitPartialFile();
         p.destroyForcibly(); // SIGKILL mid-stream: no STDIN_EOF will ever come
         p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
-        Path failure = TestStorePlugin.failureFile(store, KEY + "killed");
-        awaitFile(failure);
-        assertTrue(Files.readString(failure).contains("before the end of its stdin"), Files.readString(failure));
+        String failure = TestStorePlugin.awaitFailure(store, KEY + "killed", WAIT);
+        assertTrue(failure.contains("before the end of its stdin"), failure);
         assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "killed")));
         Result r = call(require(), new byte[0], "restore_data", config.toString(), KEY + "killed");
         assertEquals(1, r.status());
@@ -519,25 +517,6 @@ class LauncherTest {
                 throw new AssertionError("the backup never started writing");
             }
             Thread.sleep(20);
-        }
-    }
-
-    /** Waits for a file with content: it exists, empty, between its creation and its write. */
-    private static void awaitFile(Path p) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!hasContent(p)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(p + " did not appear within " + WAIT);
-            }
-            Thread.sleep(20);
-        }
-    }
-
-    private static boolean hasContent(Path p) {
-        try {
-            return Files.size(p) > 0;
-        } catch (IOException e) {
-            return false;
         }
     }
 }
