@@ -45,6 +45,9 @@
 #define STDIO_STDIN_PIPE 1u
 #define STDIO_STDIN_FILE 2u
 #define STDIO_STDOUT_PIPE 4u
+/* ... and what the caller had closed: we put /dev/null there, the command must fail rather than use it */
+#define STDIO_STDIN_CLOSED 8u
+#define STDIO_STDOUT_CLOSED 16u
 
 /* launcher -> agent */
 #define F_CALL 0x01
@@ -72,6 +75,8 @@
 /* run_call results besides an exit status */
 #define NOT_ACCEPTED (-1)
 
+/* STDIO_STDIN_CLOSED / STDIO_STDOUT_CLOSED: descriptors the caller had closed when we started */
+static uint32_t closed_stdio;
 static char prog[NAME_MAX + 1] = "gpdedup";
 static char home[PATH_MAX];
 static char launch_path[PATH_MAX];
@@ -329,6 +334,14 @@ static void exec_in_process(int argc, char **argv) {
                 }
             }
         }
+    }
+    if (ok && closed_stdio != 0) {
+        /* The JVM sees /dev/null there; ClosedStdio makes the command fail instead of reading or writing it. */
+        const char *which = closed_stdio == (STDIO_STDIN_CLOSED | STDIO_STDOUT_CLOSED) ? "stdin,stdout"
+                            : closed_stdio == STDIO_STDIN_CLOSED ? "stdin" : "stdout";
+        char prop[64];
+        snprintf(prop, sizeof prop, "-Dgpdedup.stdio.closed=%s", which);
+        ok = add_arg(&b, prop) == 0;
     }
     char *cp = expand_home(l.classpath);
     ok = ok && cp != NULL && add_arg(&b, "-cp") == 0 && add_arg(&b, cp) == 0 && add_arg(&b, l.main_class) == 0;
@@ -661,9 +674,9 @@ static int is_anonymous_pipe(int fd) {
  */
 static uint32_t stdio_flags(uint64_t *stdin_offset) {
     const char *direct = getenv("GPDEDUP_AGENT_DIRECT");
-    uint32_t f = 0;
+    uint32_t f = closed_stdio;
     *stdin_offset = 0;
-    if (direct != NULL && strcmp(direct, "off") == 0) return 0;
+    if (direct != NULL && strcmp(direct, "off") == 0) return f;
     struct stat st;
     if (is_anonymous_pipe(0)) {
         f |= STDIO_STDIN_PIPE;
@@ -959,7 +972,10 @@ static int via_agent(int argc, char **argv) {
 int main(int argc, char **argv) {
     /* Descriptors 0-2 must exist, or a socket or pipe opened below could land on them. */
     for (int fd = 0; fd < 3; fd++) {
-        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd) return 1;
+        if (fcntl(fd, F_GETFD) >= 0) continue;
+        if (fd == 0) closed_stdio |= STDIO_STDIN_CLOSED;
+        if (fd == 1) closed_stdio |= STDIO_STDOUT_CLOSED;
+        if (open("/dev/null", O_RDWR) != fd) return 1;
     }
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -65,6 +66,14 @@ class InterruptedBackupTest extends PluginContract {
         List<ProcessHandle> perCallChildren = killed.descendants()
                 .filter(p -> p.info().arguments().map(a -> Arrays.asList(a).contains(key)).orElse(false)).toList();
 
+        if (signal.equals("INT") && ignoresSigint(killed.pid())) {
+            // Started with SIGINT ignored (as under "nohup ... &", which every child inherits): the
+            // plugin cannot see it, as a plugin of gpbackup run that way would not either.
+            writer.kill();
+            writer.awaitExit();
+            Assumptions.abort("SIGINT is ignored by this test run (started in the background, e.g. nohup ... &): its plugins inherit that,"
+                    + " so the SIGINT case cannot run; run the suite from a foreground shell");
+        }
         signal(writer, signal);
         // Only then does the stream end; closing it earlier would race the signal and the plugin
         // could legitimately see a complete stream.
@@ -90,6 +99,16 @@ class InterruptedBackupTest extends PluginContract {
         byte[] next = SeededBytes.array(100, 100_000);
         backupData(dir.dataKey(16385), next);
         assertArrayEquals(next, restoreData(dir.dataKey(16385)));
+    }
+
+    /** Whether process {@code pid} ignores SIGINT (bit 2 of SigIgn in /proc/PID/status). */
+    private static boolean ignoresSigint(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith("SigIgn:")) {
+                return (Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16) & (1L << 1)) != 0;
+            }
+        }
+        return false;
     }
 
     private static void signal(RunningCall call, String signal) throws IOException, InterruptedException {

@@ -1,12 +1,17 @@
 package io.gpdedup.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.e2e.data.SeededBytes;
 import io.gpdedup.e2e.layout.BackupDirectory;
 import io.gpdedup.e2e.layout.Timestamp;
+import io.gpdedup.e2e.shell.CallResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -57,6 +62,40 @@ class KeyValidationTest extends PluginContract {
 
         assertEquals(before, listAll(), "a rejected backup_data changed the store");
         assertEquals(0, filesNamedLike(scratch, marker), "a rejected backup_data wrote a file named after its key");
+    }
+
+    /**
+     * Control characters in a key (bash's {@code $'...'} quoting puts them there): refused with one
+     * line, which must not carry the newline itself.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"\\n", "\\r", "\\e", "\\x7f"})
+    void keysWithControlCharactersAreRejectedInOneLine(String escape) throws IOException {
+        Timestamp t = timestamps.next();
+        String marker = "ctlmarker" + t;
+        String key = scratch.resolve("seg0") + "/backups/" + t.date() + "/" + t + "/gpbackup_0_" + t + "_" + marker + "$'" + escape + "'x";
+        String before = storeListing();
+
+        for (CallResult r : List.of(call(utf8("bytes under a bad key\n"), "backup_data", cfg(), key), call("restore_data", cfg(), key))) {
+            r.assertFailed();
+            assertEquals(1, r.stderr().lines().count(), () -> "one line on stderr: " + r);
+            assertTrue(r.stderr().contains("control character"), () -> "names the problem: " + r);
+        }
+        assertEquals(before, listAll(), "a rejected backup_data changed the store");
+        assertEquals(0, filesNamedLike(scratch, marker), "a rejected backup_data wrote a file named after its key");
+    }
+
+    /**
+     * gpbackup_helper writes a segment's tables into backup_data's stdin: when the call fails, the
+     * plugin reads on to the end (within bounds) so the helper logs the plugin's error line instead
+     * of dying of a broken pipe.
+     */
+    @Test
+    void aFailedBackupReadsItsStdinSoTheWriterSeesNoBrokenPipe() {
+        Timestamp t = timestamps.next();
+        String key = scratch.resolve("seg0") + "/" + t.date() + "/" + t + "/gpbackup_0_" + t + "_16384";
+        CallResult r = plugin.run(new SeededBytes(11, 32 << 20), "backup_data", cfg(), key).assertFailed();
+        assertNull(r.stdinError(), () -> "the writer's stdin broke: " + r);
     }
 
     @Test

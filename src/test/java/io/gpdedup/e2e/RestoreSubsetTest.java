@@ -37,7 +37,9 @@ class RestoreSubsetTest extends PluginContract {
                         "2 0 700000 900000 900001", // plugin_test.sh: two tables
                         "1 0 1000001", // the whole object
                         "1 1000000 1000001", // the last byte
-                        "3 0 0 5 5 10 20") // empty tables have equal start and end offsets
+                        "3 0 0 5 5 10 20", // empty tables have equal start and end offsets
+                        "4 0 10 0 0 20 30 0 0", // gpbackup_helper: "0 0" for tables the segment's TOC lacks, wherever their oid falls
+                        "0") // gpbackup_helper: no table of the list on this segment
                 .flatMap(o -> Stream.of(Arguments.of(o, ""), Arguments.of(o, "\n")));
     }
 

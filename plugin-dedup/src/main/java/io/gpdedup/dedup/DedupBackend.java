@@ -1,6 +1,7 @@
 package io.gpdedup.dedup;
 
 import io.gpdedup.dedup.pipeline.BackupPipeline;
+import io.gpdedup.dedup.pipeline.MemoryBudget;
 import io.gpdedup.dedup.pipeline.PipelineSettings;
 import io.gpdedup.dedup.pipeline.RestorePipeline;
 import io.gpdedup.plugin.api.BackupTimestamp;
@@ -132,11 +133,18 @@ final class DedupBackend implements StorageBackend {
 
     @Override
     public void backupData(RemoteName name, InputStream in) throws IOException {
+        // Admitted before anything else is taken (a connection, buffers): calls beyond the budget queue here.
+        try (MemoryBudget.Stream stream = pipeline.admitBackup()) {
+            backupData(name, in, stream);
+        }
+    }
+
+    private void backupData(RemoteName name, InputStream in, MemoryBudget.Stream stream) throws IOException {
         StoreClient c = client();
         freeze.check(c, options.chunking());
         String object = objectName(name);
         try (BackupSession session = c.beginBackup()) {
-            BackupPipeline.Result r = new BackupPipeline(pipeline).store(in, session);
+            BackupPipeline.Result r = new BackupPipeline(pipeline).store(in, session, stream);
             CommitGate.commit(() -> await(session.commit(object, r.recipe())), () -> c.deleteObject(object));
             log.info("backup_data " + object + ": " + r.recipe().totalLength() + " bytes in " + r.chunks() + " chunks, "
                     + r.newChunks() + " new (" + r.newBytes() + " bytes, " + r.sentBytes() + " sent)");
@@ -146,10 +154,17 @@ final class DedupBackend implements StorageBackend {
     }
 
     @Override
-    public StoredData openData(RemoteName name) {
+    public StoredData openData(RemoteName name) throws IOException {
         String object = objectName(name);
-        Recipe recipe = client().recipe(object).orElseThrow(() -> new PluginException("no backup object " + name
-                + " in storage unit '" + options.store().unit() + "' directory '" + options.directory() + "'"));
+        MemoryBudget.Stream stream = pipeline.admitRestore();
+        Recipe recipe;
+        try {
+            recipe = client().recipe(object).orElseThrow(() -> new PluginException("no backup object " + name
+                    + " in storage unit '" + options.store().unit() + "' directory '" + options.directory() + "'"));
+        } catch (RuntimeException e) {
+            stream.close();
+            throw e;
+        }
         RestorePipeline restore = new RestorePipeline(pipeline, client());
         return new StoredData() {
             @Override
@@ -159,12 +174,17 @@ final class DedupBackend implements StorageBackend {
 
             @Override
             public void writeTo(OutputStream out) throws IOException {
-                restore.writeAll(recipe, out);
+                restore.writeAll(recipe, out, stream);
             }
 
             @Override
             public void writeRanges(ByteRanges ranges, OutputStream out) throws IOException {
-                restore.writeRanges(recipe, ranges, out);
+                restore.writeRanges(recipe, ranges, out, stream);
+            }
+
+            @Override
+            public void close() {
+                stream.close();
             }
         };
     }

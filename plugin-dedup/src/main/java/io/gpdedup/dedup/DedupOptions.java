@@ -161,6 +161,7 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
 
     private static String directory(PluginOptions o, String option) {
         String directory = o.require(option);
+        io.gpdedup.plugin.api.RemoteName.requirePrintable("option '" + option + "'", directory);
         if (directory.isEmpty() || directory.startsWith("/") || directory.endsWith("/") || directory.contains("//")
                 || List.of(directory.split("/")).stream().anyMatch(p -> p.equals("..") || p.equals("."))) {
             throw new PluginException("option '" + option + "' must be a relative path inside the storage unit without '.' or '..', got '"

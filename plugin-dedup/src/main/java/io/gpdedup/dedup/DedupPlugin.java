@@ -1,6 +1,6 @@
 package io.gpdedup.dedup;
 
-import io.gpdedup.dedup.pipeline.ByteWindow;
+import io.gpdedup.dedup.pipeline.MemoryBudget;
 import io.gpdedup.dedup.pipeline.PipelineSettings;
 import io.gpdedup.plugin.api.ExtraCommand;
 import io.gpdedup.plugin.api.OptionSpec;
@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The definition and {@code main} of {@code gpbackup_dedup_plugin}. One instance lives as long as
- * its process, or as long as a host agent: the worker pool, store connections and the chunk-size
- * check are shared by every call it serves.
+ * its process, or as long as a host agent: the worker pool, store connections, the memory budget of
+ * the data streams and the chunk-size check are shared by every call it serves.
  */
 public final class DedupPlugin implements PluginDefinition {
     public static final String NAME = "gpbackup_dedup_plugin";
@@ -27,7 +27,7 @@ public final class DedupPlugin implements PluginDefinition {
     private final StoreConnections connections = new StoreConnections();
     private final ChunkingFreeze freeze = new ChunkingFreeze();
     private final ReplicationCommands replication = new ReplicationCommands(connections);
-    private final ByteWindow window = new ByteWindow(PipelineSettings.DEFAULT_WINDOW_BYTES);
+    private final MemoryBudget budget = MemoryBudget.ofHeap(Runtime.getRuntime().maxMemory());
     private volatile ExecutorService workers;
 
     public static void main(String[] args) {
@@ -47,7 +47,7 @@ public final class DedupPlugin implements PluginDefinition {
     @Override
     public StorageBackend open(PluginOptions options, PluginLog log) {
         DedupOptions o = DedupOptions.from(options, NAME);
-        return new DedupBackend(o, connections, freeze, PipelineSettings.defaults(o.chunking(), o.codec(), window, workers()), log);
+        return new DedupBackend(o, connections, freeze, PipelineSettings.defaults(o.chunking(), o.codec(), budget, workers()), log);
     }
 
     @Override

@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** A fresh gpdedup-store process and a gpbackup_dedup_plugin config pointing at it, logging where the tests can read the plugin's counts. */
@@ -23,13 +22,7 @@ final class DedupTarget implements AutoCloseable {
 
     static DedupTarget start(Path dir) throws IOException, InterruptedException {
         StoreProcess store = StoreProcess.start(dir.resolve("store-home"));
-        Map<String, String> options = new LinkedHashMap<>();
-        options.put("hostname", "127.0.0.1");
-        options.put("port", String.valueOf(store.port()));
-        options.put("username", StoreProcess.DEMO_USER);
-        options.put("password", StoreProcess.DEMO_PASSWORD);
-        options.put("storage_unit", StoreProcess.DEMO_UNIT);
-        options.put("directory", "pgcluster");
+        Map<String, String> options = store.demoOptions("pgcluster");
         options.put("log_directory", dir.resolve("plugin-logs").toString());
         Path config = dir.resolve("dedup_plugin_config.yaml");
         Files.writeString(config, ConfigFile.render(Dist.executable("gpbackup_dedup_plugin").toString(), options), StandardCharsets.UTF_8);

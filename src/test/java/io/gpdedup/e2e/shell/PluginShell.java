@@ -74,17 +74,25 @@ public final class PluginShell {
         return start(null, words);
     }
 
-    private RunningCall start(OutputStream stdoutSink, String... words) {
-        String commandLine = commandLine(Arrays.asList(words));
-        ProcessBuilder pb = new ProcessBuilder("bash", "-c", commandLine);
+    /**
+     * The process a call runs as ({@code bash -c} with this shell's environment and working
+     * directory), for tests that handle its pipes themselves, e.g. a reader that pauses.
+     */
+    public ProcessBuilder command(String... words) {
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c", commandLine(Arrays.asList(words)));
         Map<String, String> env = pb.environment();
         env.clear();
         env.put("PATH", PATH);
         env.put("HOME", home.toString());
         env.putAll(environment);
         pb.directory(workDir.toFile());
+        return pb;
+    }
+
+    private RunningCall start(OutputStream stdoutSink, String... words) {
+        String commandLine = commandLine(Arrays.asList(words));
         try {
-            return new RunningCall(commandLine, pb.start(), stdoutSink);
+            return new RunningCall(commandLine, command(words).start(), stdoutSink);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start bash -c \"" + commandLine + "\"", e);
         }

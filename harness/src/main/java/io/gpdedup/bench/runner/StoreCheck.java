@@ -7,10 +7,11 @@ import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;
 import io.gpdedup.dedup.chunk.ChunkerParams;
 import io.gpdedup.dedup.pipeline.BackupPipeline;
-import io.gpdedup.dedup.pipeline.ByteWindow;
+import io.gpdedup.dedup.pipeline.MemoryBudget;
 import io.gpdedup.dedup.pipeline.PipelineSettings;
 import io.gpdedup.dedup.pipeline.RestorePipeline;
 import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.client.BackupSession;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
@@ -76,13 +77,20 @@ public final class StoreCheck implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        // the plugin's defaults: its chunking, zstd level 1, one window for all streams of the process
+        // the plugin's defaults: its chunking, zstd level 1, one memory budget for all streams of the process
         this.pipeline = PipelineSettings.defaults(ChunkerParams.DEFAULT, ChunkCodec.of(Codec.ZSTD, 1),
-                new ByteWindow(PipelineSettings.DEFAULT_WINDOW_BYTES), workers);
+                MemoryBudget.ofHeap(Runtime.getRuntime().maxMemory()), workers);
         this.onExit = new Thread(this::deleteAll, "storecheck-cleanup");
         Runtime.getRuntime().addShutdownHook(onExit);
     }
 
+
+    /** One stream through the backup pipeline, admitted to the memory budget as the plugin admits a call. */
+    private BackupPipeline.Result storeAdmitted(InputStream in, BackupSession session) throws java.io.IOException {
+        try (MemoryBudget.Stream stream = pipeline.admitBackup()) {
+            return new BackupPipeline(pipeline).store(in, session, stream);
+        }
+    }
 
     /** {@link #run} for each thread count in turn, telling {@code progress} which. */
     public List<Row> runAll(int[] threads, long bytesPerThread, boolean repeat, Progress progress) throws InterruptedException {
@@ -115,7 +123,7 @@ public final class StoreCheck implements AutoCloseable {
         String group = prefix + "t" + threads + "/";
         Pass w = pass(threads, bytesPerThread, true, i -> group + "stream" + i, (client, session, i) -> {
             UniqueInput in = new UniqueInput(seed ^ threads, i, bytesPerThread, progress);
-            BackupPipeline.Result r = new BackupPipeline(pipeline).store(in, session);
+            BackupPipeline.Result r = storeAdmitted(in, session);
             SyntheticStream.await(session.commit(group + "stream" + i, r.recipe()));
             written[i] = in.sha256();
             count(bytesPerThread);
@@ -124,7 +132,7 @@ public final class StoreCheck implements AutoCloseable {
         if (repeat) {
             again = pass(threads, bytesPerThread, true, i -> group + "repeat" + i, (client, session, i) -> {
                 UniqueInput in = new UniqueInput(seed ^ threads, i, bytesPerThread, progress);
-                BackupPipeline.Result r = new BackupPipeline(pipeline).store(in, session);
+                BackupPipeline.Result r = storeAdmitted(in, session);
                 if (r.newChunks() != 0) {
                     throw new IllegalStateException("the store took " + r.newChunks() + " chunks of the same data again as new");
                 }
@@ -136,7 +144,9 @@ public final class StoreCheck implements AutoCloseable {
             Recipe recipe = client.recipe(group + "stream" + i)
                     .orElseThrow(() -> new IllegalStateException("object " + group + "stream" + i + " is gone"));
             HashingSink sink = new HashingSink(progress);
-            new RestorePipeline(pipeline, client).writeAll(recipe, sink);
+            try (MemoryBudget.Stream stream = pipeline.admitRestore()) {
+                new RestorePipeline(pipeline, client).writeAll(recipe, sink, stream);
+            }
             if (sink.length != bytesPerThread || !MessageDigest.isEqual(sink.digest.digest(), written[i])) {
                 throw new IllegalStateException("object " + group + "stream" + i + " read back differs from what was written (SHA-256)");
             }
@@ -227,7 +237,7 @@ public final class StoreCheck implements AutoCloseable {
             for (int f = 0; f < filesPerThread; f++) {
                 String name = group + i + "-" + f;
                 try (var s = client.beginBackup()) {
-                    BackupPipeline.Result r = new BackupPipeline(pipeline).store(
+                    BackupPipeline.Result r = storeAdmitted(
                             new UniqueInput(seed ^ (0x5EED + threads), (long) i * filesPerThread + f, fileBytes, n -> { }), s);
                     SyntheticStream.await(s.commit(name, r.recipe()));
                 }

@@ -19,12 +19,21 @@ final class CallOutput extends OutputStream {
     }
 
     private final Sink sink;
-    private final byte[] buffer;
+    private final int bufferBytes;
+    /** Allocated at the first small write: a call waiting for its turn, or writing nothing, holds none. */
+    private byte[] buffer;
     private int used;
 
     private CallOutput(Sink sink, int bufferBytes) {
         this.sink = sink;
-        this.buffer = new byte[bufferBytes];
+        this.bufferBytes = bufferBytes;
+    }
+
+    private byte[] buffer() {
+        if (buffer == null) {
+            buffer = new byte[bufferBytes];
+        }
+        return buffer;
     }
 
     static CallOutput frames(FrameWriter frames, FrameType type, int bufferBytes) {
@@ -63,29 +72,29 @@ final class CallOutput extends OutputStream {
 
     @Override
     public void write(int b) throws IOException {
-        if (used == buffer.length) {
+        if (used == bufferBytes) {
             drain();
         }
-        buffer[used++] = (byte) b;
+        buffer()[used++] = (byte) b;
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
         java.util.Objects.checkFromIndexSize(off, len, b.length);
         while (len > 0) {
-            if (used == 0 && len >= buffer.length) {
+            if (used == 0 && len >= bufferBytes) {
                 // Large writes go straight out, without a copy.
-                sink.send(b, off, buffer.length);
-                off += buffer.length;
-                len -= buffer.length;
+                sink.send(b, off, bufferBytes);
+                off += bufferBytes;
+                len -= bufferBytes;
                 continue;
             }
-            int n = Math.min(len, buffer.length - used);
-            System.arraycopy(b, off, buffer, used, n);
+            int n = Math.min(len, bufferBytes - used);
+            System.arraycopy(b, off, buffer(), used, n);
             used += n;
             off += n;
             len -= n;
-            if (used == buffer.length) {
+            if (used == bufferBytes) {
                 drain();
             }
         }

@@ -1,6 +1,9 @@
 package io.gpdedup.plugin.agent;
 
+import io.gpdedup.plugin.api.ClosedStdio;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +19,8 @@ import jdk.net.UnixDomainPrincipal;
 final class CallSession {
     private static final int STDOUT_BUFFER = 64 * 1024;
     private static final int STDERR_BUFFER = 8 * 1024;
+    /** Headers and small frames; stdin payloads are read straight into the command's buffer. */
+    private static final int FRAME_BUFFER = 8 * 1024;
 
     private final SocketChannel channel;
     private final UserPrincipal owner;
@@ -32,7 +37,7 @@ final class CallSession {
     void run() {
         CallRequest call = null;
         try (channel) {
-            FrameReader frames = new FrameReader(channel, 64 * 1024);
+            FrameReader frames = new FrameReader(channel, FRAME_BUFFER);
             FrameWriter replies = new FrameWriter(channel);
             UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
             if (!owner.equals(peer.user())) {
@@ -66,8 +71,8 @@ final class CallSession {
         PrintStream err = new PrintStream(CallOutput.frames(replies, FrameType.STDERR, STDERR_BUFFER), false, StandardCharsets.UTF_8);
         // Closed before EXIT: a pipe the agent still held open would keep the caller's reader waiting.
         try (CallerStdio stdio = new CallerStdio(call)) {
-            CallInput in = new CallInput(frames, replies, stdio);
-            CallOutput out = CallOutput.stdout(replies, stdio, STDOUT_BUFFER);
+            InputStream in = stdio.stdinClosed() ? ClosedStdio.stdin() : new CallInput(frames, replies, stdio);
+            OutputStream out = stdio.stdoutClosed() ? ClosedStdio.stdout() : CallOutput.stdout(replies, stdio, STDOUT_BUFFER);
             try {
                 status = handler.handle(call, in, out, err);
             } catch (RuntimeException | Error e) {

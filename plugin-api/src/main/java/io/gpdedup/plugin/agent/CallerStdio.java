@@ -32,6 +32,9 @@ final class CallerStdio implements Closeable {
     static final int STDIN_PIPE = 1;
     static final int STDIN_FILE = 2;
     static final int STDOUT_PIPE = 4;
+    /** The launcher found its stdin closed and put /dev/null there (docs/agent.md). */
+    static final int STDIN_CLOSED = 8;
+    static final int STDOUT_CLOSED = 16;
 
     private static final long WATCH_MILLIS = 200;
     private static final ScheduledExecutorService WATCH = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -52,6 +55,14 @@ final class CallerStdio implements Closeable {
         this.pid = call.callerPid();
         this.flags = call.stdio();
         this.stdinOffset = call.stdinOffset();
+    }
+
+    boolean stdinClosed() {
+        return (flags & STDIN_CLOSED) != 0;
+    }
+
+    boolean stdoutClosed() {
+        return (flags & STDOUT_CLOSED) != 0;
     }
 
     /** The caller's stdin to read directly, positioned where the caller's was; null: use the relay. */

@@ -61,6 +61,16 @@ final class FrameReader {
         if (remaining == 0) {
             return -1;
         }
+        int want = Math.min(len, remaining);
+        if (!buffer.hasRemaining() && want >= buffer.capacity()) {
+            // Large reads go straight into the caller's array: the buffer stays small for every connection.
+            int n = channel.read(ByteBuffer.wrap(b, off, want));
+            if (n < 0) {
+                throw new EOFException("connection closed inside a " + type + " frame");
+            }
+            remaining -= n;
+            return n;
+        }
         if (!buffer.hasRemaining()) {
             buffer.clear();
             int n = channel.read(buffer);

@@ -9,9 +9,11 @@ import java.util.Arrays;
 
 /**
  * The byte ranges of a restore_data_subset offsets file: {@code N s1 e1 ... sN eN}, half-open
- * [s, e), ascending and non-overlapping. gprestore writes one line without a newline; a trailing
- * newline is tolerated, anything else is rejected before a single byte is written. Empty ranges
- * (s == e) are legal: an empty table has equal start and end offsets in the TOC.
+ * [s, e), the non-empty ones ascending and non-overlapping. gpbackup_helper writes one line without
+ * a newline, one range per table to restore in oid order, from the segment's TOC; a trailing newline
+ * is tolerated, anything else is rejected before a single byte is written. Empty ranges (s == e) are
+ * legal anywhere and write nothing: an empty table has equal start and end offsets, and a table the
+ * segment's TOC lacks comes as {@code 0 0} (Go's zero value), wherever its oid falls. N may be 0.
  */
 public final class ByteRanges {
     /** Bound on the offsets file so a hostile or broken file cannot exhaust memory. */
@@ -75,8 +77,8 @@ public final class ByteRanges {
             }
         }
         long count = number(words[0], "range count");
-        if (count < 1 || count > MAX_RANGES) {
-            throw new PluginException("range count " + words[0] + " is out of bounds (1.." + MAX_RANGES + ")");
+        if (count > MAX_RANGES) {
+            throw new PluginException("range count " + words[0] + " is out of bounds (0.." + MAX_RANGES + ")");
         }
         if (words.length != 1 + 2 * count) {
             throw new PluginException("range count " + count + " needs " + (2 * count) + " offsets, found " + (words.length - 1));
@@ -89,12 +91,14 @@ public final class ByteRanges {
             if (e < s) {
                 throw new PluginException("range " + (i + 1) + " [" + s + ", " + e + ") ends before it starts");
             }
-            if (s < previousEnd) {
-                throw new PluginException("range " + (i + 1) + " [" + s + ", " + e + ") overlaps or precedes the previous range");
+            if (s < e) {
+                if (s < previousEnd) {
+                    throw new PluginException("range " + (i + 1) + " [" + s + ", " + e + ") overlaps or precedes the previous range");
+                }
+                previousEnd = e;
             }
             bounds[2 * i] = s;
             bounds[2 * i + 1] = e;
-            previousEnd = e;
         }
         return new ByteRanges(bounds);
     }
@@ -128,7 +132,12 @@ public final class ByteRanges {
 
     /** Rejects ranges that reach past an object of {@code length} bytes, before anything is written. */
     public void requireWithin(long length) {
-        long last = bounds[bounds.length - 1];
+        long last = 0;
+        for (int i = 0; i < count(); i++) {
+            if (end(i) > start(i)) {
+                last = end(i);
+            }
+        }
         if (last > length) {
             throw new PluginException("range end " + last + " is past the end of the object (" + length + " bytes)");
         }

@@ -80,11 +80,11 @@ public final class CommandDispatcher {
             err.flush();
             return 2;
         } catch (PluginException e) {
-            return fail(err, log, command, e.getMessage());
+            return failed(err, log, command, e.getMessage(), in);
         } catch (UncheckedIOException e) {
-            return fail(err, log, command, describe(e.getCause()));
+            return failed(err, log, command, describe(e.getCause()), in);
         } catch (IOException | RuntimeException e) {
-            return fail(err, log, command, describe(e));
+            return failed(err, log, command, describe(e), in);
         } finally {
             if (log != null) {
                 log.close();
@@ -199,6 +199,15 @@ public final class CommandDispatcher {
 
     private static Path path(Path cwd, String arg) {
         return ExtraCommand.path(cwd, arg);
+    }
+
+    /** Reports a failure; a failed backup_data then drains its stdin (see {@link UnreadStdin}). */
+    private int failed(PrintStream err, PluginLog log, String command, String message, InputStream in) {
+        int status = fail(err, log, command, message);
+        if (command.equals("backup_data")) {
+            UnreadStdin.drain(in);
+        }
+        return status;
     }
 
     private int fail(PrintStream err, PluginLog log, String command, String message) {

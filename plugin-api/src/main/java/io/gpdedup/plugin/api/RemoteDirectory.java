@@ -7,12 +7,11 @@ package io.gpdedup.plugin.api;
  */
 public record RemoteDirectory(String path) {
     public RemoteDirectory {
-        if (path.indexOf('\0') >= 0) {
-            throw new PluginException("invalid directory: contains a NUL byte");
-        }
+        RemoteName.requirePrintable("invalid directory:", path);
     }
 
     public static RemoteDirectory parse(String raw) {
+        RemoteName.requirePrintable("invalid directory:", raw);
         String s = raw;
         while (s.startsWith("/")) {
             s = s.substring(1);

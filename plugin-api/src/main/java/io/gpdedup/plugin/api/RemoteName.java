@@ -12,6 +12,7 @@ public record RemoteName(BackupTimestamp timestamp, String fileName) {
     private static final int MAX_FILE_NAME = 255;
 
     public RemoteName {
+        requirePrintable("invalid file name:", fileName);
         if (!isPlainFileName(fileName)) {
             throw new PluginException("invalid file name '" + fileName + "'");
         }
@@ -23,9 +24,7 @@ public record RemoteName(BackupTimestamp timestamp, String fileName) {
             throw new PluginException("invalid backup file path '" + path + "': expected an absolute path ending in "
                     + "backups/<YYYYMMDD>/<timestamp>/<file name>");
         }
-        if (path.indexOf('\0') >= 0) {
-            throw new PluginException("invalid backup file path: contains a NUL byte");
-        }
+        requirePrintable("invalid backup file path:", path);
         String[] parts = path.split("/", -1);
         for (String part : parts) {
             if (part.equals("..")) {
@@ -61,7 +60,31 @@ public record RemoteName(BackupTimestamp timestamp, String fileName) {
 
     private static boolean isPlainFileName(String s) {
         return s != null && !s.isEmpty() && s.length() <= MAX_FILE_NAME && !s.equals(".") && !s.equals("..")
-                && s.indexOf('/') < 0 && s.indexOf('\0') < 0;
+                && s.indexOf('/') < 0 && firstControlCharacter(s) < 0;
+    }
+
+    /**
+     * Refuses a name with a C0 control character or DEL (NUL, newline, escape...) in it. The name is
+     * not echoed: a newline in the message would split the one line gpbackup shows.
+     *
+     * @param what how the message starts, e.g. {@code "invalid directory:"}
+     */
+    public static void requirePrintable(String what, String s) {
+        int at = firstControlCharacter(s);
+        if (at >= 0) {
+            throw new PluginException(what + " contains control character " + String.format("U+%04X", (int) s.charAt(at)) + " at position " + at
+                    + " (names of stored objects are printable text)");
+        }
+    }
+
+    private static int firstControlCharacter(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The directory of every object of this backup: what delete_backup removes. */

@@ -160,13 +160,36 @@ class HostAgentTest {
             assertTrue(c.awaitStdinRequest());
             c.sendStdin(random(3 << 20, 3), 65536);
         } // closed without STDIN_EOF, as when the launcher is killed
-        Path failure = TestStorePlugin.failureFile(store, KEY + "cut");
-        awaitFile(failure);
-        assertTrue(Files.readString(failure).contains("before the end of its stdin"), Files.readString(failure));
+        String failure = TestStorePlugin.awaitFailure(store, KEY + "cut", WAIT);
+        assertTrue(failure.contains("before the end of its stdin"), failure);
         assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "cut")));
         // The agent carries on serving.
         try (WireClient c = WireClient.call(socket, tmp, "plugin_api_version")) {
             assertEquals(0, c.awaitExit());
+        }
+    }
+
+    /** The launcher found the caller's stdin or stdout closed (and put /dev/null there): the call fails, never uses it. */
+    @Test
+    void aClosedStdinOrStdoutFailsTheCallWithoutTouchingIt() throws Exception {
+        startStore();
+        try (WireClient c = WireClient.call(socket, tmp, CallerStdio.STDIN_CLOSED, "backup_data", config.toString(), KEY + "closedin")) {
+            assertFalse(c.awaitStdinRequest(), "asked the launcher for a stdin it said was closed");
+            assertEquals(1, c.awaitExit());
+            assertTrue(c.stderr().contains("stdin is closed"), c.stderr());
+        }
+        assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "closedin")));
+        byte[] data = random(100_000, 5);
+        try (WireClient c = WireClient.call(socket, tmp, "backup_data", config.toString(), KEY + "closedout")) {
+            assertTrue(c.awaitStdinRequest());
+            c.sendStdin(data, 65536);
+            c.sendEof();
+            assertEquals(0, c.awaitExit(), c.stderr());
+        }
+        try (WireClient c = WireClient.call(socket, tmp, CallerStdio.STDOUT_CLOSED, "restore_data", config.toString(), KEY + "closedout")) {
+            assertEquals(1, c.awaitExit());
+            assertEquals(0, c.stdout().length);
+            assertTrue(c.stderr().contains("stdout is closed"), c.stderr());
         }
     }
 
@@ -305,15 +328,5 @@ class HostAgentTest {
             assertFalse(c.accepted());
         }
         assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "v")));
-    }
-
-    private static void awaitFile(Path p) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!Files.exists(p)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(p + " did not appear within " + WAIT);
-            }
-            Thread.sleep(20);
-        }
     }
 }

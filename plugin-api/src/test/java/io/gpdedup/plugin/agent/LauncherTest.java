@@ -277,10 +277,12 @@ class LauncherTest {
             long launcher = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(sh.getInputStream(),
                     StandardCharsets.UTF_8)).readLine().trim());
             awaitPartialFile();
+            // Killed before the agent opened the pipe, the call would fail another way (STDIN_REQUEST
+            // to a dead launcher), and the watch would go untested.
+            awaitAgentHolding(launcher, 0);
             signal("KILL", launcher);
-            Path failure = TestStorePlugin.failureFile(store, KEY + "watched");
-            awaitFile(failure);
-            assertTrue(Files.readString(failure).contains("the caller exited"), Files.readString(failure));
+            String failure = TestStorePlugin.awaitFailure(store, KEY + "watched", WAIT);
+            assertTrue(failure.contains("the caller exited"), failure);
             assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "watched")));
         } finally {
             sh.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -419,9 +421,8 @@ class LauncherTest {
         awaitPartialFile();
         p.destroyForcibly(); // SIGKILL mid-stream: no STDIN_EOF will ever come
         p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
-        Path failure = TestStorePlugin.failureFile(store, KEY + "killed");
-        awaitFile(failure);
-        assertTrue(Files.readString(failure).contains("before the end of its stdin"), Files.readString(failure));
+        String failure = TestStorePlugin.awaitFailure(store, KEY + "killed", WAIT);
+        assertTrue(failure.contains("before the end of its stdin"), failure);
         assertFalse(Files.exists(TestStorePlugin.objectFile(store, KEY + "killed")));
         Result r = call(require(), new byte[0], "restore_data", config.toString(), KEY + "killed");
         assertEquals(1, r.status());
@@ -477,6 +478,31 @@ class LauncherTest {
         assertNotEquals(first.get(0).pid(), second.get(0).pid());
     }
 
+    /** Waits until an agent of this test holds the pipe that is descriptor {@code fd} of process {@code pid}. */
+    private void awaitAgentHolding(long pid, int fd) throws Exception {
+        String pipe = Files.readSymbolicLink(Path.of("/proc/" + pid + "/fd/" + fd)).toString();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            for (ProcessHandle agent : agents()) {
+                try (Stream<Path> fds = Files.list(Path.of("/proc/" + agent.pid() + "/fd"))) {
+                    if (fds.anyMatch(f -> {
+                        try {
+                            return Files.readSymbolicLink(f).toString().equals(pipe);
+                        } catch (IOException e) {
+                            return false; // closed meanwhile
+                        }
+                    })) {
+                        return;
+                    }
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no agent opened the caller's " + pipe);
+            }
+            Thread.sleep(10);
+        }
+    }
+
     private void awaitPartialFile() throws Exception {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (true) {
@@ -493,15 +519,4 @@ class LauncherTest {
             Thread.sleep(20);
         }
     }
-
-    private static void awaitFile(Path p) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!Files.exists(p)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(p + " did not appear within " + WAIT);
-            }
-            Thread.sleep(20);
-        }
-    }
-
 }

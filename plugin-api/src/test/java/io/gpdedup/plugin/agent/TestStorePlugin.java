@@ -61,6 +61,29 @@ public final class TestStorePlugin implements PluginDefinition {
         return directory.resolve("failed-" + RemoteName.fromLocalPath(key).fileName());
     }
 
+    /**
+     * The stdin failure the backup of {@code key} recorded, once it has: the file exists, empty,
+     * between its creation and its write, so its content is what is waited for.
+     */
+    static String awaitFailure(Path directory, String key, java.time.Duration wait) throws InterruptedException {
+        Path p = failureFile(directory, key);
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            try {
+                String s = Files.readString(p);
+                if (!s.isEmpty()) {
+                    return s;
+                }
+            } catch (IOException e) {
+                // not there yet
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no failure recorded in " + p + " within " + wait);
+            }
+            Thread.sleep(20);
+        }
+    }
+
     private static final class Backend implements StorageBackend {
         private final Path dir;
 

@@ -42,6 +42,13 @@ final class WireClient implements Closeable {
         return c;
     }
 
+    /** As {@link #call(Path, Path, String...)} with the CALL's {@code stdio} flags. */
+    static WireClient call(Path socket, Path cwd, int stdio, String... args) throws IOException {
+        WireClient c = connect(socket);
+        c.send(FrameType.CALL, new CallRequest(CallRequest.VERSION, ProcessHandle.current().pid(), stdio, 0, cwd, List.of(args)).encode());
+        return c;
+    }
+
     void send(FrameType type, byte[] payload) throws IOException {
         writer.write(type, payload);
     }

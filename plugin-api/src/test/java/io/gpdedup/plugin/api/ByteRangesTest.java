@@ -35,8 +35,21 @@ class ByteRangesTest {
         assertEquals(9, r.totalBytes());
     }
 
+    /** What gpbackup_helper writes for tables a segment's TOC lacks (Go's zero value) or for no tables at all. */
+    @Test
+    void acceptsTheHelpersZeroRangesAnywhereAndNoRangesAtAll() {
+        ByteRanges r = ByteRanges.parse("4 0 100 0 0 100 250 0 0");
+        assertEquals(250, r.totalBytes());
+        r.requireWithin(250);
+        assertThrows(PluginException.class, () -> r.requireWithin(249));
+        ByteRanges none = ByteRanges.parse("0");
+        assertEquals(0, none.count());
+        none.requireWithin(0);
+        assertThrows(PluginException.class, () -> ByteRanges.parse("2 100 250 0 1"));
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"", "\n", "0", "1", "1 3", "1 3 10 11", "2 0 5", "1 10 3", "2 5 10 0 3", "2 0 10 5 20",
+    @ValueSource(strings = {"", "\n", "1", "1 3", "1 3 10 11", "2 0 5", "1 10 3", "2 5 10 0 3", "2 0 10 5 20",
         "1  3 10", " 1 3 10", "1 3 10 ", "1 3 10\n\n", "1 -3 10", "1 3 1e3", "1 3 10\t", "x", "1 3 99999999999999999999",
         "3000000 0 1"})
     void rejectsAnythingElse(String text) {

@@ -1,7 +1,9 @@
 package io.gpdedup.plugin.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,6 +34,18 @@ class RemoteNameTest {
         "/backups/20261123/20261123045500", "/d/backups/20261123/2026112304550x/f", "/d/backups/20261123/20261123045500/a\0b"})
     void rejectsEverythingElse(String path) {
         assertThrows(PluginException.class, () -> RemoteName.fromLocalPath(path));
+    }
+
+    /** A newline would split the one error line gpbackup shows, and the listing's one line per object. */
+    @ParameterizedTest
+    @ValueSource(strings = {"/d/backups/20261123/20261123045500/a\nb", "/d/backups/20261123/20261123045500/a\rb",
+        "/d/backups/20261123/20261123045500/a\u001bb", "/d/backups/20261123/20261123045500/a\u007fb", "/d\t/backups/20261123/20261123045500/f"})
+    void controlCharactersAreRefusedWithOneLine(String path) {
+        PluginException e = assertThrows(PluginException.class, () -> RemoteName.fromLocalPath(path));
+        assertTrue(e.getMessage().matches("invalid backup file path: contains control character U\\+00[0-7][0-9A-F] at position \\d+ .*"),
+                e.getMessage());
+        assertFalse(e.getMessage().chars().anyMatch(c -> c < 0x20 || c == 0x7f), "the message itself is printable");
+        assertThrows(PluginException.class, () -> RemoteDirectory.parse(path.substring(1)));
     }
 
     @ParameterizedTest

@@ -21,7 +21,7 @@ import java.util.concurrent.ExecutionException;
  * Turns one stdin stream into a recipe whose chunks the store holds. The calling thread only cuts
  * chunks; fingerprints, the stream's SHA-256 (chained batch after batch, so in order), lookups,
  * compression of missing chunks and uploads run behind it on the worker pool and the connection,
- * with at most {@link PipelineSettings#window()} of chunk data in flight. Duplicates cost a
+ * with the memory of every batch reserved in {@link PipelineSettings#budget()} before it is filled. Duplicates cost a
  * fingerprint and a lookup, never compression or transfer.
  */
 public final class BackupPipeline {
@@ -37,26 +37,34 @@ public final class BackupPipeline {
     public record Result(Recipe recipe, long chunks, long newChunks, long newBytes, long sentBytes) {
     }
 
-    /** Reads {@code in} to EOF and returns its recipe; nothing is committed here. */
-    public Result store(InputStream in, BackupSession session) throws IOException {
-        ByteWindow window = settings.window();
+    /**
+     * Reads {@code in} to EOF and returns its recipe; nothing is committed here. Each batch's memory
+     * is taken from {@code stream} before its first chunk is copied.
+     */
+    public Result store(InputStream in, BackupSession session, MemoryBudget.Stream stream) throws IOException {
         MessageDigest streamHash = Fingerprint.newDigest();
         List<CompletableFuture<Batch>> batches = new ArrayList<>();
         CompletableFuture<Void> hashed = CompletableFuture.completedFuture(null);
         long total = 0;
+        long fullCost = settings.batchCost(settings.batchBytes());
+        Batch batch = null;
         try (ChunkStream chunks = chunker.stream(in)) {
-            Batch batch = new Batch();
+            batch = new Batch(stream.take(fullCost, true), settings);
             while (chunks.next()) {
                 batch.add(chunks.copyChunk());
                 total += chunks.length();
-                if (batch.bytes >= settings.batchBytes()) {
-                    hashed = submit(batch, session, window, streamHash, hashed, batches);
-                    batch = new Batch();
+                if (batch.bytes >= batch.capacity) {
+                    hashed = submit(batch, session, streamHash, hashed, batches);
+                    batch = null;
+                    failFast(batches);
+                    // Waits only for this stream's own batch, which the store alone completes.
+                    batch = new Batch(stream.take(fullCost, true), settings);
                 }
                 failFast(batches);
             }
             if (!batch.chunks.isEmpty()) {
-                hashed = submit(batch, session, window, streamHash, hashed, batches);
+                hashed = submit(batch, session, streamHash, hashed, batches);
+                batch = null;
             }
             hashed.get();
             List<ChunkRef> refs = new ArrayList<>();
@@ -79,14 +87,15 @@ public final class BackupPipeline {
         } catch (ExecutionException e) {
             throw unwrap(e.getCause());
         } finally {
+            if (batch != null) {
+                batch.lease.close();
+            }
             batches.forEach(f -> f.cancel(false));
         }
     }
 
-    private CompletableFuture<Void> submit(Batch batch, BackupSession session, ByteWindow window, MessageDigest streamHash,
-            CompletableFuture<Void> previousHash, List<CompletableFuture<Batch>> batches) throws IOException {
-        int units = window.units(batch.bytes);
-        window.acquire(units);
+    private CompletableFuture<Void> submit(Batch batch, BackupSession session, MessageDigest streamHash,
+            CompletableFuture<Void> previousHash, List<CompletableFuture<Batch>> batches) {
         CompletableFuture<Batch> stored = CompletableFuture.supplyAsync(batch::fingerprint, settings.workers())
                 .thenCompose(b -> session.missing(b.fingerprints).thenApply(b::markMissing))
                 .thenApplyAsync(b -> b.encodeMissing(settings), settings.workers())
@@ -99,7 +108,11 @@ public final class BackupPipeline {
         }, settings.workers());
         // Only fingerprints and lengths outlive a batch: its bytes go once stored and hashed.
         CompletableFuture<Batch> done = stored.thenCombine(hashed, (b, v) -> b.release());
-        done.whenComplete((b, e) -> window.release(units));
+        // The memory is given back when both stages have really ended, not when a failed stream cancels them.
+        CompletableFuture.allOf(stored, hashed).whenComplete((v, e) -> {
+            batch.release();
+            batch.lease.close();
+        });
         batches.add(done);
         return hashed;
     }
@@ -130,6 +143,8 @@ public final class BackupPipeline {
 
     /** Chunks that travel together through lookup and upload. */
     private static final class Batch {
+        final MemoryBudget.Lease lease;
+        final int capacity;
         final List<byte[]> chunks = new ArrayList<>();
         int[] lengths = new int[16];
         long bytes;
@@ -139,6 +154,11 @@ public final class BackupPipeline {
         long newChunks;
         long newBytes;
         long sentBytes;
+
+        Batch(MemoryBudget.Lease lease, PipelineSettings settings) {
+            this.lease = lease;
+            this.capacity = lease.own() ? settings.ownBatchBytes() : settings.batchBytes();
+        }
 
         void add(byte[] chunk) {
             if (chunks.size() == lengths.length) {
@@ -180,7 +200,7 @@ public final class BackupPipeline {
             return this;
         }
 
-        Batch release() {
+        synchronized Batch release() {
             uploads = List.of();
             chunks.clear();
             return this;

@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
 /**
- * Writes a recipe's bytes to stdout. Chunk batches are fetched ahead (up to the window) and
+ * Writes a recipe's bytes to stdout. Chunk batches are fetched ahead (as far as the memory budget allows) and
  * decoded on the worker pool; each chunk's SHA-256 is checked before any of its bytes is written,
  * so a damaged chunk stops the restore with nothing unverified written. A full restore also checks
  * the stream's SHA-256 at the end (a damaged recipe); a subset restore fetches only the chunks under
@@ -34,20 +34,20 @@ public final class RestorePipeline {
         this.client = client;
     }
 
-    public void writeAll(Recipe recipe, OutputStream out) throws IOException {
+    public void writeAll(Recipe recipe, OutputStream out, MemoryBudget.Stream stream) throws IOException {
         MessageDigest streamHash = Fingerprint.newDigest();
         List<ChunkRef> chunks = recipe.chunks();
         List<Piece> pieces = new ArrayList<>(chunks.size());
         for (ChunkRef c : chunks) {
             pieces.add(new Piece(c, 0, c.length()));
         }
-        write(pieces, out, streamHash);
+        write(pieces, out, streamHash, stream);
         if (!MessageDigest.isEqual(streamHash.digest(), recipe.streamSha256())) {
             throw new PluginException("restored stream does not match the SHA-256 recorded at backup: the recipe is damaged");
         }
     }
 
-    public void writeRanges(Recipe recipe, ByteRanges ranges, OutputStream out) throws IOException {
+    public void writeRanges(Recipe recipe, ByteRanges ranges, OutputStream out, MemoryBudget.Stream stream) throws IOException {
         List<ChunkRef> chunks = recipe.chunks();
         long[] starts = new long[chunks.size() + 1];
         for (int i = 0; i < chunks.size(); i++) {
@@ -68,7 +68,7 @@ public final class RestorePipeline {
                 pieces.add(new Piece(chunks.get(i), from, to));
             }
         }
-        write(pieces, out, null);
+        write(pieces, out, null, stream);
     }
 
     /** The index of the chunk holding byte {@code pos}. */
@@ -90,31 +90,30 @@ public final class RestorePipeline {
     private record Piece(ChunkRef chunk, int from, int to) {
     }
 
-    private void write(List<Piece> pieces, OutputStream out, MessageDigest streamHash) throws IOException {
-        ByteWindow window = settings.window();
+    private void write(List<Piece> pieces, OutputStream out, MessageDigest streamHash, MemoryBudget.Stream stream) throws IOException {
         Deque<Fetch> inFlight = new ArrayDeque<>();
+        long fullCost = settings.batchCost(settings.batchBytes());
         // The stream hash sees batches in order, chained on the workers as each is decoded, so the
         // thread that writes stdout does nothing else; it is checked once every byte was written.
         CompletableFuture<Void> hashed = CompletableFuture.completedFuture(null);
         int next = 0;
         try {
             while (next < pieces.size() || !inFlight.isEmpty()) {
-                // Keep fetching ahead while the window has room; always keep one batch going.
+                // Fetch ahead while memory is free; with nothing in flight, wait for it: the
+                // stream's own batch is always given back by its own fetch, whoever else holds the rest.
                 while (next < pieces.size()) {
+                    MemoryBudget.Lease lease = stream.take(fullCost, inFlight.isEmpty());
+                    if (lease == null) {
+                        break;
+                    }
+                    int capacity = lease.own() ? settings.ownBatchBytes() : settings.batchBytes();
                     int end = next;
                     long bytes = 0;
-                    while (end < pieces.size() && (end == next || bytes + pieces.get(end).chunk().length() <= settings.batchBytes())) {
+                    while (end < pieces.size() && (end == next || bytes + pieces.get(end).chunk().length() <= capacity)) {
                         bytes += pieces.get(end).chunk().length();
                         end++;
                     }
-                    int units = window.units(bytes);
-                    if (!inFlight.isEmpty() && !window.tryAcquire(units)) {
-                        break;
-                    }
-                    if (inFlight.isEmpty()) {
-                        window.acquire(units);
-                    }
-                    Fetch fetched = fetch(pieces.subList(next, end), units);
+                    Fetch fetched = fetch(pieces.subList(next, end), lease);
                     if (streamHash != null) {
                         hashed = hashed.thenCombineAsync(fetched.chunks, (v, raw) -> {
                             for (int i = 0; i < raw.length; i++) {
@@ -137,8 +136,8 @@ public final class RestorePipeline {
                         out.write(raw[i], p.from(), p.to() - p.from());
                     }
                 } finally {
-                    // The window counts a batch until it is written and hashed, or has failed.
-                    f.release(window);
+                    // A batch is counted until it is written and hashed, or has failed.
+                    f.release();
                 }
             }
             hashed.get();
@@ -148,31 +147,35 @@ public final class RestorePipeline {
         } catch (ExecutionException e) {
             throw BackupPipeline.unwrap(e.getCause());
         } finally {
-            // The window is the agent's, shared by every call it serves: a failed restore must give back all it took.
+            // The budget is the process's, shared by every call it serves: a failed restore gives back all it took.
             for (Fetch f : inFlight) {
                 f.chunks.cancel(false);
-                f.release(window);
+                f.release();
             }
         }
     }
 
-    private record Fetch(List<Piece> pieces, CompletableFuture<byte[][]> chunks, int units, CompletableFuture<Void> hashed) {
+    /** One batch on its way: {@code arriving} from the store, then {@code chunks} decoded and checked. */
+    private record Fetch(List<Piece> pieces, CompletableFuture<?> arriving, CompletableFuture<byte[][]> chunks, MemoryBudget.Lease lease,
+            CompletableFuture<Void> hashed) {
         Fetch hashedBy(CompletableFuture<Void> h) {
-            return new Fetch(pieces, chunks, units, h);
+            return new Fetch(pieces, arriving, chunks, lease, h);
         }
 
-        void release(ByteWindow window) {
-            hashed.whenComplete((v, e) -> window.release(units));
+        void release() {
+            // Given back once the batch has really ended: a cancelled fetch's reply may still be arriving.
+            CompletableFuture.allOf(arriving, chunks, hashed).whenComplete((v, e) -> lease.close());
         }
     }
 
-    private Fetch fetch(List<Piece> pieces, int units) {
+    private Fetch fetch(List<Piece> pieces, MemoryBudget.Lease lease) {
         Fingerprint[] fps = new Fingerprint[pieces.size()];
         for (int i = 0; i < fps.length; i++) {
             fps[i] = pieces.get(i).chunk().fingerprint();
         }
-        CompletableFuture<byte[][]> decoded = client.chunks(fps).thenApplyAsync(stored -> verify(pieces, stored), settings.workers());
-        return new Fetch(pieces, decoded, units, CompletableFuture.completedFuture(null));
+        CompletableFuture<List<StoredChunk>> arriving = client.chunks(fps);
+        CompletableFuture<byte[][]> decoded = arriving.thenApplyAsync(stored -> verify(pieces, stored), settings.workers());
+        return new Fetch(pieces, arriving, decoded, lease, CompletableFuture.completedFuture(null));
     }
 
     private static byte[][] verify(List<Piece> pieces, List<StoredChunk> stored) {

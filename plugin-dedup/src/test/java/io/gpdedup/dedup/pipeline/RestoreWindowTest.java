@@ -16,6 +16,7 @@ import io.gpdedup.store.server.StoreConfig;
 import io.gpdedup.store.server.StoreService;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +28,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The fetch-ahead window belongs to the process (a host agent serves every call from one), so a
- * restore that fails must give back every byte of it it took, or the agent's later calls starve.
+ * The memory budget belongs to the process (a host agent serves every call from one), so a restore
+ * that fails must give back every byte of it it took, or the agent's later calls starve.
  */
 @Timeout(60)
 class RestoreWindowTest {
@@ -41,9 +42,8 @@ class RestoreWindowTest {
         ExecutorService workers = Executors.newFixedThreadPool(2);
         try (StoreService store = StoreService.start(cfg, StoreService.openEngine(cfg));
                 StoreClient client = StoreClient.connect(ClientSettings.of("127.0.0.1", store.address().getPort(), "u", "b", "pw"))) {
-            ByteWindow window = new ByteWindow(8L << 20);
-            long all = window.availableBytes();
-            PipelineSettings settings = new PipelineSettings(ChunkerParams.DEFAULT, ChunkCodec.of(Codec.NONE, 1), 1 << 20, window, workers);
+            MemoryBudget budget = new MemoryBudget(64L << 20, 24L << 20, Duration.ofMinutes(1));
+            PipelineSettings settings = new PipelineSettings(ChunkerParams.DEFAULT, ChunkCodec.of(Codec.NONE, 1), 1 << 20, budget, workers);
             // 64 batches of chunks the store never had: every fetch fails, most while others are in flight.
             Random r = new Random(7);
             List<ChunkRef> refs = new ArrayList<>();
@@ -56,14 +56,17 @@ class RestoreWindowTest {
             RestorePipeline restore = new RestorePipeline(settings, client);
             for (int round = 0; round < 3; round++) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
-                assertThrows(Exception.class, () -> restore.writeAll(recipe, out));
+                try (MemoryBudget.Stream stream = settings.admitRestore()) {
+                    assertThrows(Exception.class, () -> restore.writeAll(recipe, out, stream));
+                }
                 assertEquals(0, out.size(), "nothing unverified written");
             }
             long deadline = System.nanoTime() + 10_000_000_000L;
-            while (window.availableBytes() != all && System.nanoTime() < deadline) {
+            while ((budget.used() != 0 || budget.streams() != 0) && System.nanoTime() < deadline) {
                 Thread.sleep(10); // releases follow the cancelled fetches
             }
-            assertEquals(all, window.availableBytes(), "window bytes still held after failed restores");
+            assertEquals(0, budget.used(), "bytes still reserved after failed restores");
+            assertEquals(0, budget.streams(), "streams still admitted after failed restores");
         } finally {
             workers.shutdownNow();
         }
