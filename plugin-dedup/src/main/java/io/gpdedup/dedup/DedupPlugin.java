@@ -23,11 +23,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class DedupPlugin implements PluginDefinition {
     public static final String NAME = "gpbackup_dedup_plugin";
+    /**
+     * JVM property that sets the window in bytes instead of the default, e.g. in a {@code .launch}
+     * file's {@code agent_flags}: tests use it to reach the window with small tables.
+     */
+    public static final String WINDOW_PROPERTY = "gpdedup.window-bytes";
 
     private final StoreConnections connections = new StoreConnections();
     private final ChunkingFreeze freeze = new ChunkingFreeze();
     private final ReplicationCommands replication = new ReplicationCommands(connections);
-    private final ByteWindow window = new ByteWindow(PipelineSettings.DEFAULT_WINDOW_BYTES);
+    private final ByteWindow window = new ByteWindow(Long.getLong(WINDOW_PROPERTY, PipelineSettings.DEFAULT_WINDOW_BYTES));
     private volatile ExecutorService workers;
 
     public static void main(String[] args) {
