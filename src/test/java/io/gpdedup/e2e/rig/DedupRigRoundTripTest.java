@@ -51,8 +51,9 @@ class DedupRigRoundTripTest extends RigRoundTrip {
         System.out.printf("dedup repeat backup: first %d bytes, %d new, %d sent; after changes %d bytes, %d new (%.1f%%), %d sent%n",
                 a.logicalBytes(), a.newBytes(), a.sentBytes(), b.logicalBytes(), b.newBytes(), 100.0 * b.newBytes() / b.logicalBytes(), b.sentBytes());
         assertEquals(a.calls(), b.calls(), "the same backup_data calls: one stream per segment and the metadata files");
-        // About 5% of the rows changed and 2% were added: a tenth is room for chunk boundaries.
-        assertTrue(b.newBytes() < b.logicalBytes() / 10, "the repeat backup stores only what changed: " + b.newBytes() + " of " + b.logicalBytes() + " bytes");
+        // About 7% of the rows changed or were added; around each change a chunk or two is cut anew
+        // (up to 256 KiB each), much of this small database. A backup without dedup stores it all.
+        assertTrue(b.newBytes() < b.logicalBytes() / 4, "the repeat backup stores only what changed: " + b.newBytes() + " of " + b.logicalBytes() + " bytes");
     }
 
     @Override

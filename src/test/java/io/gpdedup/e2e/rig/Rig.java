@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * The Greenplum rig ({@code scripts/rig}): a single-host Greenplum 6 cluster (coordinator and two
- * primary segments) with the real gpbackup, gprestore and gpbackup_helper. {@link #require()}
- * prepares it once per test JVM, building it the first time on a machine, and aborts the calling
- * test with the reason where this machine cannot have it (not root, no apt-get or Go, the build
- * failed), so the skip and its cause show in the test report.
+ * primary segments) with the real gpbackup, gprestore and gpbackup_helper. {@link #prepared()}
+ * prepares it once per test JVM, building it the first time on a machine; {@link #assumeReady()}
+ * skips a test with the reason where this machine cannot have it (not root, no apt-get or Go, the
+ * build failed), so the skip and its cause show in the test report.
  */
 final class Rig {
     /** The repository root, set by the end-to-end pom: {@code scripts/rig} lives there. */
@@ -40,15 +40,23 @@ final class Rig {
         this.home = home;
     }
 
-    /** The prepared rig, or the calling test is aborted with why there is none. */
-    static synchronized Rig require() throws IOException, InterruptedException {
+    /**
+     * The rig, prepared once per test JVM; null where this machine cannot have it. Call from
+     * {@code @BeforeAll}, and {@link #assumeReady()} from {@code @BeforeEach}: an assumption that
+     * fails in {@code @BeforeAll} shows in the surefire report as no tests at all.
+     */
+    static synchronized Rig prepared() throws IOException, InterruptedException {
         if (prepared == null && unavailable == null) {
             prepare();
         }
-        if (unavailable != null) {
+        return prepared;
+    }
+
+    /** Aborts the calling test, with the reason, where there is no rig: a skip with its cause in the test report. */
+    static void assumeReady() throws IOException, InterruptedException {
+        if (prepared() == null) {
             Assumptions.abort(unavailable);
         }
-        return prepared;
     }
 
     private static void prepare() throws IOException, InterruptedException {
@@ -141,16 +149,11 @@ final class Rig {
         execute("postgres", "DROP DATABASE IF EXISTS " + database);
     }
 
-    /** Removes what gpbackup left on the cluster's hosts for backup {@code timestamp}: its local backup directories and config copies. */
+    /** Removes the local backup directories gpbackup left on the cluster's hosts for backup {@code timestamp} (metadata, TOCs, reports). */
     void forgetBackup(String timestamp) throws IOException {
         List<Path> dataDirs = List.of(home.resolve("data/master/gpseg-1"), home.resolve("data/primary/gpseg0"), home.resolve("data/primary/gpseg1"));
         for (Path d : dataDirs) {
             deleteTree(d.resolve("backups").resolve(timestamp.substring(0, 8)).resolve(timestamp));
-        }
-        try (var tmp = Files.newDirectoryStream(Paths.get("/tmp"), timestamp + "_*")) {
-            for (Path p : tmp) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 

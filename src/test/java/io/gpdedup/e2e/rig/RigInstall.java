@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -30,11 +32,11 @@ import java.util.stream.Stream;
  */
 final class RigInstall implements AutoCloseable {
     private static final Pattern TIMESTAMP = Pattern.compile("Backup Timestamp = (\\d{14})");
+    private static final Pattern BACKUP_PATH = Pattern.compile("/backups/\\d{8}/(\\d{14})/");
 
     private final Path root;
     private final Path home;
     private final Path work;
-    private final List<String> timestamps = new ArrayList<>();
     private final Rig rig;
 
     private RigInstall(Rig rig, Path root) {
@@ -90,9 +92,13 @@ final class RigInstall implements AutoCloseable {
         return d;
     }
 
-    /** Writes {@code <root>/<fileName>}: a plugin config for {@code executable} with these options, readable by gpadmin. */
+    /**
+     * Writes a plugin config for {@code executable} with these options, readable by gpadmin, named
+     * {@code <root name>-<fileName>}: gpbackup and gprestore copy it to {@code /tmp/<their
+     * timestamp>_<name>} on every host, and the unique name lets closing the install remove those.
+     */
     Path config(String fileName, Path executable, Map<String, String> options) throws IOException {
-        Path file = root.resolve(fileName);
+        Path file = root.resolve(root.getFileName() + "-" + fileName);
         Files.writeString(file, ConfigFile.render(executable.toString(), new LinkedHashMap<>(options)), StandardCharsets.UTF_8);
         own(file);
         return file;
@@ -110,7 +116,7 @@ final class RigInstall implements AutoCloseable {
 
     /**
      * gpbackup with these arguments, as gpadmin; returns the backup timestamp. Closing the install
-     * clears what the backup left on the cluster's hosts.
+     * clears what backups through its plugins left on the cluster's hosts.
      */
     String gpbackup(Duration limit, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(gpbackupCommand().toString()));
@@ -123,9 +129,6 @@ final class RigInstall implements AutoCloseable {
         if (!m.find()) {
             throw new AssertionError("gpbackup printed no backup timestamp:\n" + o.tail(25));
         }
-        synchronized (this) {
-            timestamps.add(m.group(1));
-        }
         return m.group(1);
     }
 
@@ -137,12 +140,13 @@ final class RigInstall implements AutoCloseable {
     @Override
     public void close() throws IOException {
         HostAgents.kill(home);
-        List<String> taken;
-        synchronized (this) {
-            taken = List.copyOf(timestamps);
-        }
-        for (String t : taken) {
+        for (String t : backupsLogged()) {
             rig.forgetBackup(t);
+        }
+        try (var copies = Files.newDirectoryStream(Paths.get("/tmp"), "*_" + root.getFileName() + "-*.yaml")) {
+            for (Path p : copies) {
+                Files.deleteIfExists(p);
+            }
         }
         if (!Boolean.getBoolean("gpdedup.e2e.keep")) {
             Rig.deleteTree(root);
@@ -160,6 +164,20 @@ final class RigInstall implements AutoCloseable {
                 install.close();
             }
         }
+    }
+
+    /** The timestamps of every backup the plugins of this install logged (their logs are all under the root). */
+    private Set<String> backupsLogged() throws IOException {
+        Set<String> out = new TreeSet<>();
+        try (Stream<Path> all = Files.walk(root)) {
+            for (Path log : all.filter(p -> p.getFileName().toString().endsWith(".log") && Files.isRegularFile(p)).toList()) {
+                Matcher m = BACKUP_PATH.matcher(Files.readString(log, StandardCharsets.UTF_8));
+                while (m.find()) {
+                    out.add(m.group(1));
+                }
+            }
+        }
+        return out;
     }
 
     private void own(Path p) throws IOException {

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -62,7 +63,10 @@ abstract class RigRoundTrip {
 
     @BeforeAll
     void start() throws Exception {
-        rig = Rig.require();
+        rig = Rig.prepared();
+        if (rig == null) {
+            return;
+        }
         plugin = newFixture();
         install = RigInstall.create(rig, plugin.name(), "");
         plugin.start(install.root());
@@ -75,6 +79,11 @@ abstract class RigRoundTrip {
         source = database("source");
         createSource(source);
         expected = GpTables.digests(rig, source);
+    }
+
+    @BeforeEach
+    void rigReady() throws Exception {
+        Rig.assumeReady();
     }
 
     @AfterAll
