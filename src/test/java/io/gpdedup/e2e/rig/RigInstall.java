@@ -58,7 +58,7 @@ final class RigInstall implements AutoCloseable {
         if (!agentFlags.isEmpty()) {
             Path launch = install.home.resolve("lib/gpbackup_dedup_plugin.launch");
             String text = Files.readString(launch, StandardCharsets.UTF_8);
-            String changed = text.replaceFirst("(?m)^(agent_flags=.*?)\\s*$", "$1 " + java.util.regex.Matcher.quoteReplacement(agentFlags));
+            String changed = text.replaceFirst("(?m)^(agent_flags=.*?)\\s*$", "$1 " + Matcher.quoteReplacement(agentFlags));
             if (changed.equals(text)) {
                 throw new IllegalStateException(launch + " has no agent_flags line");
             }
