@@ -153,7 +153,15 @@ final class Rig {
     void forgetBackup(String timestamp) throws IOException {
         List<Path> dataDirs = List.of(home.resolve("data/master/gpseg-1"), home.resolve("data/primary/gpseg0"), home.resolve("data/primary/gpseg1"));
         for (Path d : dataDirs) {
-            deleteTree(d.resolve("backups").resolve(timestamp.substring(0, 8)).resolve(timestamp));
+            Path day = d.resolve("backups").resolve(timestamp.substring(0, 8));
+            deleteTree(day.resolve(timestamp));
+            try (var left = Files.list(day)) {
+                if (left.findAny().isEmpty()) {
+                    Files.deleteIfExists(day);
+                }
+            } catch (java.nio.file.NoSuchFileException | java.nio.file.DirectoryNotEmptyException gone) {
+                // another test's backup of the same day is there, or the directory never was
+            }
         }
     }
 
