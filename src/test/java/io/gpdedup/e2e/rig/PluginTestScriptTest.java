@@ -16,10 +16,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
@@ -37,6 +37,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * through {@link RigInstall#gpbackupCommand()}, so the runs can go side by side.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(RigReady.class)
 @Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
 class PluginTestScriptTest {
@@ -61,22 +62,9 @@ class PluginTestScriptTest {
         Files.createSymbolicLink(install.executable(DDBOOST_NAME), install.executable(DedupFixture.EXECUTABLE).getFileName());
     }
 
-    @BeforeEach
-    void rigReady() throws Exception {
-        Rig.assumeReady();
-    }
-
     @AfterAll
     void stop() throws Exception {
-        try {
-            if (rig != null) {
-                for (String name : List.of("localfs", "dedup")) {
-                    rig.dropDatabase("plugin_test_" + name);
-                }
-            }
-        } finally {
-            RigInstall.closeAll(install, dedup);
-        }
+        RigInstall.release(rig, List.of("plugin_test_localfs", "plugin_test_dedup"), dedup, install);
     }
 
     @Test

@@ -153,15 +153,26 @@ final class RigInstall implements AutoCloseable {
         }
     }
 
-    /** Stops the plugin fixture (its store) and then closes the install (agents, scratch), either possibly null, the install also when the fixture fails to stop. */
-    static void closeAll(RigInstall install, AutoCloseable fixture) throws Exception {
+    /**
+     * What a test class made, undone: its databases dropped, its plugin fixture (store) stopped, its
+     * install closed (agents, scratch), each step also when one before it fails; null: never made.
+     */
+    static void release(Rig rig, List<String> databases, AutoCloseable fixture, RigInstall install) throws Exception {
         try {
-            if (fixture != null) {
-                fixture.close();
+            if (rig != null) {
+                for (String db : databases) {
+                    rig.dropDatabase(db);
+                }
             }
         } finally {
-            if (install != null) {
-                install.close();
+            try {
+                if (fixture != null) {
+                    fixture.close();
+                }
+            } finally {
+                if (install != null) {
+                    install.close();
+                }
             }
         }
     }

@@ -16,12 +16,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * gpbackup and gprestore of a real Greenplum cluster through one plugin, each restore compared
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code delete_backup}. One subclass per plugin; the plugin's own checks go in the subclass hooks.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(RigReady.class)
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 abstract class RigRoundTrip {
     static final Duration LIMIT = Duration.ofMinutes(5);
@@ -81,22 +83,11 @@ abstract class RigRoundTrip {
         expected = GpTables.digests(rig, source);
     }
 
-    @BeforeEach
-    void rigReady() throws Exception {
-        Rig.assumeReady();
-    }
-
     @AfterAll
     void stop() throws Exception {
-        try {
-            if (rig != null) {
-                for (String suffix : List.of("source", "changing", "unique", "jobs", "sdf", "subset", "schema", "queue", "repeat", "meta")) {
-                    rig.dropDatabase(database(suffix));
-                }
-            }
-        } finally {
-            RigInstall.closeAll(install, plugin);
-        }
+        List<String> databases = plugin == null ? List.of()
+                : Stream.of("source", "changing", "unique", "jobs", "sdf", "subset", "schema", "queue", "repeat", "meta").map(this::database).toList();
+        RigInstall.release(rig, databases, plugin, install);
     }
 
     @Test

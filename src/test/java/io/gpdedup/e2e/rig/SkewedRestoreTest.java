@@ -19,10 +19,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A skewed database backed up with {@code --single-data-file} through the dedup plugin and restored,
@@ -40,6 +40,7 @@ import org.junit.jupiter.api.Timeout;
  * gprestore and its helpers stopped.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(RigReady.class)
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
 class SkewedRestoreTest {
     private static final int CYCLES = 5;
@@ -73,21 +74,9 @@ class SkewedRestoreTest {
         createSkewedSource();
     }
 
-    @BeforeEach
-    void rigReady() throws Exception {
-        Rig.assumeReady();
-    }
-
     @AfterAll
     void stop() throws Exception {
-        try {
-            if (rig != null) {
-                rig.dropDatabase(TARGET);
-                rig.dropDatabase(SOURCE);
-            }
-        } finally {
-            RigInstall.closeAll(install, dedup);
-        }
+        RigInstall.release(rig, List.of(TARGET, SOURCE), dedup, install);
     }
 
     @Test
