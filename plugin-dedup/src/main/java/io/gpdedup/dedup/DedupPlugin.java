@@ -23,11 +23,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class DedupPlugin implements PluginDefinition {
     public static final String NAME = "gpbackup_dedup_plugin";
+    /**
+     * JVM property that sets the streams' memory budget in bytes instead of half the heap, e.g. in a
+     * {@code .launch} file's {@code agent_flags}: tests use it to run streams on little memory.
+     */
+    public static final String BUDGET_PROPERTY = "gpdedup.memory-budget-bytes";
 
     private final StoreConnections connections = new StoreConnections();
     private final ChunkingFreeze freeze = new ChunkingFreeze();
     private final ReplicationCommands replication = new ReplicationCommands(connections);
-    private final MemoryBudget budget = MemoryBudget.ofHeap(Runtime.getRuntime().maxMemory());
+    private final MemoryBudget budget = Long.getLong(BUDGET_PROPERTY) == null
+            ? MemoryBudget.ofHeap(Runtime.getRuntime().maxMemory())
+            : MemoryBudget.of(Long.getLong(BUDGET_PROPERTY));
     private volatile ExecutorService workers;
 
     public static void main(String[] args) {

@@ -32,7 +32,8 @@ public final class DatabaseDigest {
         return out;
     }
 
-    static TableDigest of(Connection c, String qualifiedTable) throws SQLException {
+    /** The digest of one table, named as SQL wants it (quoted where needed, schema-qualified). */
+    public static TableDigest of(Connection c, String qualifiedTable) throws SQLException {
         String sql = "SELECT count(*), coalesce(sum(('x' || substr(md5(t::text), 1, 16))::bit(64)::bigint::numeric), 0)::text FROM "
                 + qualifiedTable + " AS t";
         try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {

@@ -59,8 +59,12 @@ public final class MemoryBudget {
      * (docs/dedup-plugin.md).
      */
     public static MemoryBudget ofHeap(long maxHeapBytes) {
-        long budget = maxHeapBytes / HEAP_FRACTION_DIVISOR;
-        return new MemoryBudget(budget / 8 * 5, budget / 8 * 3, DEFAULT_ADMISSION_WAIT);
+        return of(maxHeapBytes / HEAP_FRACTION_DIVISOR);
+    }
+
+    /** A budget of {@code bytes}: 5/8 of it for streams, 3/8 shared. */
+    public static MemoryBudget of(long bytes) {
+        return new MemoryBudget(bytes / 8 * 5, bytes / 8 * 3, DEFAULT_ADMISSION_WAIT);
     }
 
     long streamsArea() {
@@ -175,7 +179,7 @@ public final class MemoryBudget {
                     if (sharedBytes <= sharedArea - sharedUsed && sharedHeld + sharedBytes <= shareLimit) {
                         sharedUsed += sharedBytes;
                         sharedHeld += sharedBytes;
-                                    return new Lease(this, sharedBytes, false);
+                        return new Lease(this, sharedBytes, false);
                     }
                     if (!ownInUse) {
                         ownInUse = true;
