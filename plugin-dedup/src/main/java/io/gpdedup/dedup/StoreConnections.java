@@ -14,7 +14,9 @@ import java.util.Map;
 /**
  * Logged-in store connections kept between calls. A plugin process uses one and exits; the host
  * agent serves thousands of calls, and a connection per call (TCP, handshake, login) would cost
- * more than an empty table's whole backup.
+ * more than an empty table's whole backup. A borrowed connection keeps itself alive however long
+ * its caller pauses (gpbackup_helper between tables); an idle one in the pool does not, and the
+ * store closes it after its idle timeout.
  */
 final class StoreConnections {
     private static final int MAX_IDLE_PER_STORE = 16;
@@ -26,12 +28,15 @@ final class StoreConnections {
             while (q != null && !q.isEmpty()) {
                 StoreClient c = q.pollFirst();
                 if (c.isOpen()) {
+                    c.keepAlive(true);
                     return c;
                 }
             }
         }
         try {
-            return StoreClient.connect(settings);
+            StoreClient c = StoreClient.connect(settings);
+            c.keepAlive(true);
+            return c;
         } catch (StoreAuthException e) {
             // The client's message already names the store, the user and the unit.
             throw new PluginException(e.getMessage() + " (check options username, password and storage_unit)");
@@ -50,6 +55,7 @@ final class StoreConnections {
 
     /** Hands a connection back; a broken one, or one too many, is closed. */
     void giveBack(StoreClient client) {
+        client.keepAlive(false);
         if (client.isOpen()) {
             synchronized (this) {
                 Deque<StoreClient> q = idle.computeIfAbsent(client.settings(), s -> new ArrayDeque<>());
