@@ -149,8 +149,13 @@ final class DedupBackend implements StorageBackend {
             log.info("backup_data " + object + ": " + r.recipe().totalLength() + " bytes in " + r.chunks() + " chunks, "
                     + r.newChunks() + " new (" + r.newBytes() + " bytes, " + r.sentBytes() + " sent)");
         } catch (StoreClientException e) {
-            throw new PluginException("gpdedup-store: " + e.getMessage(), e);
+            throw storeFailure(e);
         }
+    }
+
+    /** A store failure as the plugin reports it: one line, no exception class. */
+    private static PluginException storeFailure(StoreClientException e) {
+        return new PluginException("gpdedup-store: " + e.getMessage(), e);
     }
 
     @Override
@@ -161,6 +166,9 @@ final class DedupBackend implements StorageBackend {
         try {
             recipe = client().recipe(object).orElseThrow(() -> new PluginException("no backup object " + name
                     + " in storage unit '" + options.store().unit() + "' directory '" + options.directory() + "'"));
+        } catch (StoreClientException e) {
+            stream.close();
+            throw storeFailure(e);
         } catch (RuntimeException e) {
             stream.close();
             throw e;
@@ -174,12 +182,20 @@ final class DedupBackend implements StorageBackend {
 
             @Override
             public void writeTo(OutputStream out) throws IOException {
-                restore.writeAll(recipe, out, stream);
+                try {
+                    restore.writeAll(recipe, out, stream);
+                } catch (StoreClientException e) {
+                    throw storeFailure(e);
+                }
             }
 
             @Override
             public void writeRanges(ByteRanges ranges, OutputStream out) throws IOException {
-                restore.writeRanges(recipe, ranges, out, stream);
+                try {
+                    restore.writeRanges(recipe, ranges, out, stream);
+                } catch (StoreClientException e) {
+                    throw storeFailure(e);
+                }
             }
 
             @Override

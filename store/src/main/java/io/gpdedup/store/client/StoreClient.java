@@ -329,14 +329,13 @@ public final class StoreClient implements AutoCloseable {
     }
 
     private Connection openAgain(Throwable why) {
-        long start = System.nanoTime();
-        long deadline = start + settings.reconnectTimeout().toNanos();
+        long deadline = System.nanoTime() + settings.reconnectTimeout().toNanos();
         long pause = FIRST_PAUSE_NANOS;
         StoreClientException last = null;
         while (!closed) {
             long left = deadline - System.nanoTime();
             try {
-                // Each try ends by the deadline, so that a store that stays away fails the call in bounded time.
+                // Each try ends by the deadline (or 1 s), so that a store that stays away fails the call in bounded time.
                 Duration bound = Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(1), left));
                 ClientSettings s = settings.withTimeouts(min(settings.connectTimeout(), bound), settings.readTimeout());
                 return Connection.open(s, min(settings.readTimeout(), bound));
@@ -346,20 +345,20 @@ public final class StoreClient implements AutoCloseable {
                 }
                 last = e;
             }
-            if (System.nanoTime() + pause > deadline) {
+            left = deadline - System.nanoTime();
+            if (left <= 0) {
                 break;
             }
             try {
-                TimeUnit.NANOSECONDS.sleep(pause);
+                TimeUnit.NANOSECONDS.sleep(Math.min(pause, left));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
             }
             pause = Math.min(2 * pause, MAX_PAUSE_NANOS);
         }
-        long waited = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        throw new StoreConnectionLostException(String.valueOf(why.getMessage()) + "; no new connection within " + waited + " s"
-                + (last == null ? "" : " (last try: " + last.getMessage() + ")"));
+        throw new StoreConnectionLostException(String.valueOf(why.getMessage()) + "; no new connection within "
+                + settings.reconnectTimeout().toSeconds() + " s" + (last == null ? "" : " (last try: " + last.getMessage() + ")"));
     }
 
     private static Duration min(Duration a, Duration b) {
