@@ -52,8 +52,13 @@ final class DedupBackend implements StorageBackend {
     }
 
     private StoreClient client() {
+        return client(false);
+    }
+
+    /** The call's connection; {@code patient}: a data call, which waits out a store restart from its start. */
+    private StoreClient client(boolean patient) {
         if (client == null) {
-            client = connections.borrow(options.store());
+            client = connections.borrow(options.store(), patient);
         }
         return client;
     }
@@ -140,7 +145,7 @@ final class DedupBackend implements StorageBackend {
     }
 
     private void backupData(RemoteName name, InputStream in, MemoryBudget.Stream stream) throws IOException {
-        StoreClient c = client();
+        StoreClient c = client(true);
         freeze.check(c, options.chunking());
         String object = objectName(name);
         try (BackupSession session = c.beginBackup()) {
@@ -164,7 +169,7 @@ final class DedupBackend implements StorageBackend {
         MemoryBudget.Stream stream = pipeline.admitRestore();
         Recipe recipe;
         try {
-            recipe = client().recipe(object).orElseThrow(() -> new PluginException("no backup object " + name
+            recipe = client(true).recipe(object).orElseThrow(() -> new PluginException("no backup object " + name
                     + " in storage unit '" + options.store().unit() + "' directory '" + options.directory() + "'"));
         } catch (StoreClientException e) {
             stream.close();

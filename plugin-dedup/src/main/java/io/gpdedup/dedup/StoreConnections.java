@@ -22,7 +22,12 @@ final class StoreConnections {
     private static final int MAX_IDLE_PER_STORE = 16;
     private final Map<ClientSettings, Deque<StoreClient>> idle = new HashMap<>();
 
-    StoreClient borrow(ClientSettings settings) {
+    /**
+     * An open connection, new or kept. {@code patient}: wait out an unreachable store up to the
+     * reconnect timeout (data calls, which a store restart must not fail); otherwise fail at once
+     * (the setup hooks, where a wrong address must show before gpbackup starts the data calls).
+     */
+    StoreClient borrow(ClientSettings settings, boolean patient) {
         synchronized (this) {
             Deque<StoreClient> q = idle.get(settings);
             while (q != null && !q.isEmpty()) {
@@ -34,7 +39,7 @@ final class StoreConnections {
             }
         }
         try {
-            StoreClient c = StoreClient.connect(settings);
+            StoreClient c = patient ? StoreClient.connectPatiently(settings) : StoreClient.connect(settings);
             c.keepAlive(true);
             return c;
         } catch (StoreAuthException e) {

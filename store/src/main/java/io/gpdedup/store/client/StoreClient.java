@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -75,6 +76,15 @@ public final class StoreClient implements AutoCloseable {
      */
     public static StoreClient connect(ClientSettings settings) {
         return new StoreClient(Connection.open(settings), settings);
+    }
+
+    /**
+     * Connects and logs in as {@link #connect} does, but while the store cannot be reached (refused,
+     * reset, silent) tries again with growing pauses until the reconnect timeout has passed: for a
+     * call that should wait out a store restart. A refused login fails at once.
+     */
+    public static StoreClient connectPatiently(ClientSettings settings) {
+        return new StoreClient(openWithin(settings, null, () -> false), settings);
     }
 
     /** Opens a backup stream (a lease): one object to write. */
@@ -303,7 +313,7 @@ public final class StoreClient implements AutoCloseable {
             if (reconnecting == null) {
                 // A server that is stopping answers SHUTTING_DOWN on a connection that still works: leave it.
                 broken.abandon(String.valueOf(why.getMessage()));
-                CompletableFuture<Connection> next = CompletableFuture.supplyAsync(() -> openAgain(why), RECONNECTS);
+                CompletableFuture<Connection> next = CompletableFuture.supplyAsync(() -> openWithin(settings, why, () -> closed), RECONNECTS);
                 reconnecting = next;
                 next.whenComplete((c, e) -> replaced(broken, c, e));
             }
@@ -328,11 +338,15 @@ public final class StoreClient implements AutoCloseable {
         }
     }
 
-    private Connection openAgain(Throwable why) {
+    /**
+     * A new connection, tried with growing pauses until the reconnect timeout has passed (or
+     * {@code gaveUp} says so). {@code why}: what broke the connection it replaces, or null for a first one.
+     */
+    private static Connection openWithin(ClientSettings settings, Throwable why, BooleanSupplier gaveUp) {
         long deadline = System.nanoTime() + settings.reconnectTimeout().toNanos();
         long pause = FIRST_PAUSE_NANOS;
         StoreClientException last = null;
-        while (!closed) {
+        while (!gaveUp.getAsBoolean()) {
             long left = deadline - System.nanoTime();
             try {
                 // Each try ends by the deadline (or 1 s), so that a store that stays away fails the call in bounded time.
@@ -357,8 +371,14 @@ public final class StoreClient implements AutoCloseable {
             }
             pause = Math.min(2 * pause, MAX_PAUSE_NANOS);
         }
-        throw new StoreConnectionLostException(String.valueOf(why.getMessage()) + "; no new connection within "
-                + settings.reconnectTimeout().toSeconds() + " s" + (last == null ? "" : " (last try: " + last.getMessage() + ")"));
+        String within = settings.reconnectTimeout().toSeconds() + " s";
+        if (why == null) {
+            String message = (last == null ? "cannot connect to gpdedup-store at " + settings.host() + ":" + settings.port() : last.getMessage())
+                    + "; tried for " + within;
+            throw new StoreConnectException(message, last);
+        }
+        throw new StoreConnectionLostException(String.valueOf(why.getMessage()) + "; no new connection within " + within
+                + (last == null ? "" : " (last try: " + last.getMessage() + ")"));
     }
 
     private static Duration min(Duration a, Duration b) {
