@@ -42,6 +42,7 @@ final class DedupBackend implements StorageBackend {
     private final PipelineSettings pipeline;
     private final PluginLog log;
     private StoreClient client;
+    private int reconnectsBefore;
 
     DedupBackend(DedupOptions options, StoreConnections connections, ChunkingFreeze freeze, PipelineSettings pipeline, PluginLog log) {
         this.options = options;
@@ -59,6 +60,7 @@ final class DedupBackend implements StorageBackend {
     private StoreClient client(boolean patient) {
         if (client == null) {
             client = connections.borrow(options.store(), patient);
+            reconnectsBefore = client.reconnects();
         }
         return client;
     }
@@ -152,7 +154,9 @@ final class DedupBackend implements StorageBackend {
             BackupPipeline.Result r = new BackupPipeline(pipeline).store(in, session, stream);
             CommitGate.commit(() -> await(session.commit(object, r.recipe())), () -> c.deleteObject(object));
             log.info("backup_data " + object + ": " + r.recipe().totalLength() + " bytes in " + r.chunks() + " chunks, "
-                    + r.newChunks() + " new (" + r.newBytes() + " bytes, " + r.sentBytes() + " sent)");
+                    + r.newChunks() + " new (" + r.newBytes() + " bytes, " + r.sentBytes() + " sent)"
+                    + (session.leases() > 1 ? "; the connection was lost " + (session.leases() - 1) + " times, "
+                            + session.triedAgain() + " batches and steps were done again on a new lease" : ""));
         } catch (StoreClientException e) {
             throw storeFailure(e);
         }
@@ -236,6 +240,10 @@ final class DedupBackend implements StorageBackend {
     @Override
     public void close() {
         if (client != null) {
+            int lost = client.reconnects() - reconnectsBefore;
+            if (lost > 0) {
+                log.info("the connection to gpdedup-store was lost and replaced " + lost + " times during this call");
+            }
             connections.giveBack(client);
             client = null;
         }

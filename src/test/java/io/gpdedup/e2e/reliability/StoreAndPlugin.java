@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -72,9 +74,19 @@ final class StoreAndPlugin implements AutoCloseable {
         store = store.restart();
     }
 
-    /** The store's log of all its runs. */
-    String storeLog() throws IOException {
-        return Files.readString(store.home().resolve("store.err"));
+    /** The lines of the plugin's logs (all its calls so far) that contain {@code text}. */
+    List<String> pluginLogLines(String text) throws IOException {
+        Path logs = dir.resolve("logs");
+        if (!Files.isDirectory(logs)) {
+            return List.of();
+        }
+        try (var files = Files.list(logs)) {
+            List<String> out = new ArrayList<>();
+            for (Path f : (Iterable<Path>) files.sorted()::iterator) {
+                Files.readAllLines(f).stream().filter(l -> l.contains(text)).forEach(out::add);
+            }
+            return out;
+        }
     }
 
     @Override

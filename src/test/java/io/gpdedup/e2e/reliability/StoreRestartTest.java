@@ -50,18 +50,22 @@ class StoreRestartTest {
             String cfg = host.config("plugin", host.storePort(), "");
             String key = host.key(0, timestamps.next(), 16384);
             Outage backupOutage = new Outage(host);
+            long started = System.nanoTime();
             RunningCall backup = host.plugin().start("backup_data", cfg, key);
             new Cues().at(OBJECT_BYTES / 3, backupOutage::begin).copy(new SeededBytes(51, OBJECT_BYTES), backup.stdin());
             CallResult b = backup.finish(null);
             backupOutage.awaitEnd();
             b.assertSucceeded();
+            double backupSeconds = (System.nanoTime() - started) / 1e9;
 
             Outage restoreOutage = new Outage(host);
+            started = System.nanoTime();
             Cues.Restored r = new Cues().at(OBJECT_BYTES / 3, restoreOutage::begin).read(host.plugin().command("restore_data", cfg, key).start());
             restoreOutage.awaitEnd();
             assertEquals(0, r.exit(), r.stderr());
             assertEquals(OBJECT_BYTES, r.bytes());
             assertEquals(Sha256Sink.of(new SeededBytes(51, OBJECT_BYTES)), r.sha256());
+            report("kill -9 of the store, GPDEDUP_AGENT=" + agent, backupSeconds, (System.nanoTime() - started) / 1e9, host);
         }
     }
 
@@ -71,18 +75,22 @@ class StoreRestartTest {
              FaultyRelay relay = FaultyRelay.start(new InetSocketAddress("127.0.0.1", host.storePort()))) {
             String cfg = host.config("relayed", relay.port(), "");
             String key = host.key(0, timestamps.next(), 16384);
+            long started = System.nanoTime();
             RunningCall backup = host.plugin().start("backup_data", cfg, key);
             new Cues().at(OBJECT_BYTES / 3, () -> relay.cut(Duration.ofSeconds(DOWN_SECONDS))).copy(new SeededBytes(52, OBJECT_BYTES), backup.stdin());
             backup.finish(null).assertSucceeded();
+            double backupSeconds = (System.nanoTime() - started) / 1e9;
             int cutInBackup = relay.cutConnections();
             assertTrue(cutInBackup > 0, "the backup's connection went through the relay and was cut");
 
+            started = System.nanoTime();
             Cues.Restored r = new Cues().at(OBJECT_BYTES / 3, () -> relay.cut(Duration.ofSeconds(DOWN_SECONDS)))
                     .read(host.plugin().command("restore_data", cfg, key).start());
             assertEquals(0, r.exit(), r.stderr());
             assertEquals(OBJECT_BYTES, r.bytes());
             assertEquals(Sha256Sink.of(new SeededBytes(52, OBJECT_BYTES)), r.sha256());
             assertTrue(relay.cutConnections() > cutInBackup, "the restore's connection was cut");
+            report("network cut by the relay", backupSeconds, (System.nanoTime() - started) / 1e9, host);
         }
     }
 
@@ -115,12 +123,19 @@ class StoreRestartTest {
             assertNotEquals(0, b.exitCode(), b.toString());
             assertOneLineNamingTheTimeout(b.stderr());
             assertEquals(0, b.stdoutBytes());
+            System.out.println("a store that stays down, reconnect_timeout_seconds 4: the restore wrote " + r.bytes() + " verified bytes of "
+                    + bytes + " and failed with: " + r.stderr().strip() + "; the backup failed with: " + b.stderr().strip());
 
             host.restartStore();
             host.plugin().run("restore_data", cfg, lost).assertFailed();
             CallResult again = host.plugin().run("restore_data", cfg, restored).assertSucceeded();
             assertEquals(Sha256Sink.of(new SeededBytes(53, bytes)), Sha256Sink.of(again.stdout()));
         }
+    }
+
+    private static void report(String fault, double backupSeconds, double restoreSeconds, StoreAndPlugin host) throws IOException {
+        System.out.printf("%s (%d s): backup of %d MiB %.1f s, restore %.1f s, both byte for byte; plugin log: %s%n", fault, DOWN_SECONDS,
+                OBJECT_BYTES >> 20, backupSeconds, restoreSeconds, host.pluginLogLines("was lost"));
     }
 
     private static void assertOneLineNamingTheTimeout(String stderr) {

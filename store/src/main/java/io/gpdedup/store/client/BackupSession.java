@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
@@ -50,6 +51,8 @@ public final class BackupSession implements AutoCloseable {
     private StoreClientException failure; // guarded by lock: the session cannot go on
     /** The fingerprints of the batches {@link #store} completed: the callers' arrays, not copies. */
     private final List<Fingerprint[]> stored = new ArrayList<>(); // guarded by lock
+    private int leases = 1; // guarded by lock
+    private final LongAdder triedAgain = new LongAdder();
     private volatile boolean ended;
 
     BackupSession(StoreClient client, Lease lease) {
@@ -67,6 +70,18 @@ public final class BackupSession implements AutoCloseable {
         synchronized (lock) {
             return lease == null ? -1 : lease.id();
         }
+    }
+
+    /** Leases this session has used: 1, plus one for each time its connection was replaced. */
+    public int leases() {
+        synchronized (lock) {
+            return leases;
+        }
+    }
+
+    /** Batches, commits and other steps done again on a new lease after the connection was lost. */
+    public long triedAgain() {
+        return triedAgain.sum();
     }
 
     /** For each fingerprint, whether the store lacks it (and so it must be put). */
@@ -271,6 +286,7 @@ public final class BackupSession implements AutoCloseable {
             if (!client.mayRetry(cause, first)) {
                 return CompletableFuture.<T>failedFuture(cause);
             }
+            triedAgain.increment();
             return renew(l, cause, first).thenCompose(next -> attemptOn(next, attempt, first));
         }).thenCompose(f -> f);
     }
@@ -315,6 +331,7 @@ public final class BackupSession implements AutoCloseable {
             renewal = null;
             if (e == null) {
                 lease = next;
+                leases++;
                 return next;
             }
             RuntimeException cause = StoreClient.rethrowable(e);

@@ -60,6 +60,7 @@ public final class StoreClient implements AutoCloseable {
     private Connection givenUp; // guarded by lock: the broken connection no reconnection could replace
     private StoreClientException givenUpCause; // guarded by lock
     private boolean keepAlive; // guarded by lock
+    private int reconnects; // guarded by lock
     private volatile boolean closed;
 
     private StoreClient(Connection connection, ClientSettings settings) {
@@ -211,6 +212,13 @@ public final class StoreClient implements AutoCloseable {
         return connection.keepAliveInterval();
     }
 
+    /** How many times a broken connection of this client was replaced by a new one. */
+    public int reconnects() {
+        synchronized (lock) {
+            return reconnects;
+        }
+    }
+
     /** The protocol version agreed in the handshake. */
     public int protocolVersion() {
         return connection.version();
@@ -331,6 +339,7 @@ public final class StoreClient implements AutoCloseable {
                 return;
             }
             connection = next;
+            reconnects++;
             next.keepAlive(keepAlive);
             if (closed) {
                 next.close();
