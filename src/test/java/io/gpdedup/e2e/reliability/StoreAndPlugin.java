@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -42,8 +43,14 @@ final class StoreAndPlugin implements AutoCloseable {
         StoreProcess.writeConfig(home, storeSettings, PASSWORD, 1_000);
         Path agentDir = Files.createDirectories(dir.resolve("agent"));
         Files.setPosixFilePermissions(agentDir, PosixFilePermissions.fromString("rwx------"));
+        Map<String, String> env = new LinkedHashMap<>(Map.of("GPDEDUP_AGENT_DIR", agentDir.toString(), "GPDEDUP_AGENT", agent));
+        if (agent.equals("off")) {
+            // The agent's heap: without it a plugin JVM takes a quarter of the machine's memory, and a
+            // restore of tens of MiB is fetched whole, before its reader pauses or its store dies.
+            env.put("JAVA_TOOL_OPTIONS", "-Xmx1g");
+        }
         PluginShell plugin = new PluginShell(Dist.executable(DedupFixture.EXECUTABLE), Files.createDirectories(dir.resolve("cwd")),
-                Files.createDirectories(dir.resolve("home")), Map.of("GPDEDUP_AGENT_DIR", agentDir.toString(), "GPDEDUP_AGENT", agent));
+                Files.createDirectories(dir.resolve("home")), env);
         return new StoreAndPlugin(dir, agentDir, plugin, StoreProcess.start(home));
     }
 
