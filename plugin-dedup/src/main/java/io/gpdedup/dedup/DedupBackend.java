@@ -42,6 +42,7 @@ final class DedupBackend implements StorageBackend {
     private final PipelineSettings pipeline;
     private final PluginLog log;
     private StoreClient client;
+    private int reconnectsBefore;
 
     DedupBackend(DedupOptions options, StoreConnections connections, ChunkingFreeze freeze, PipelineSettings pipeline, PluginLog log) {
         this.options = options;
@@ -52,8 +53,14 @@ final class DedupBackend implements StorageBackend {
     }
 
     private StoreClient client() {
+        return client(false);
+    }
+
+    /** The call's connection; {@code patient}: a data call, which waits out a store restart from its start. */
+    private StoreClient client(boolean patient) {
         if (client == null) {
-            client = connections.borrow(options.store());
+            client = connections.borrow(options.store(), patient);
+            reconnectsBefore = client.reconnects();
         }
         return client;
     }
@@ -140,17 +147,24 @@ final class DedupBackend implements StorageBackend {
     }
 
     private void backupData(RemoteName name, InputStream in, MemoryBudget.Stream stream) throws IOException {
-        StoreClient c = client();
+        StoreClient c = client(true);
         freeze.check(c, options.chunking());
         String object = objectName(name);
         try (BackupSession session = c.beginBackup()) {
             BackupPipeline.Result r = new BackupPipeline(pipeline).store(in, session, stream);
             CommitGate.commit(() -> await(session.commit(object, r.recipe())), () -> c.deleteObject(object));
             log.info("backup_data " + object + ": " + r.recipe().totalLength() + " bytes in " + r.chunks() + " chunks, "
-                    + r.newChunks() + " new (" + r.newBytes() + " bytes, " + r.sentBytes() + " sent)");
+                    + r.newChunks() + " new (" + r.newBytes() + " bytes, " + r.sentBytes() + " sent)"
+                    + (session.leases() > 1 ? "; the connection was lost " + (session.leases() - 1) + " times, "
+                            + session.triedAgain() + " batches and steps were done again on a new lease" : ""));
         } catch (StoreClientException e) {
-            throw new PluginException("gpdedup-store: " + e.getMessage(), e);
+            throw storeFailure(e);
         }
+    }
+
+    /** A store failure as the plugin reports it: one line, no exception class. */
+    private static PluginException storeFailure(StoreClientException e) {
+        return new PluginException("gpdedup-store: " + e.getMessage(), e);
     }
 
     @Override
@@ -159,8 +173,11 @@ final class DedupBackend implements StorageBackend {
         MemoryBudget.Stream stream = pipeline.admitRestore();
         Recipe recipe;
         try {
-            recipe = client().recipe(object).orElseThrow(() -> new PluginException("no backup object " + name
+            recipe = client(true).recipe(object).orElseThrow(() -> new PluginException("no backup object " + name
                     + " in storage unit '" + options.store().unit() + "' directory '" + options.directory() + "'"));
+        } catch (StoreClientException e) {
+            stream.close();
+            throw storeFailure(e);
         } catch (RuntimeException e) {
             stream.close();
             throw e;
@@ -174,12 +191,20 @@ final class DedupBackend implements StorageBackend {
 
             @Override
             public void writeTo(OutputStream out) throws IOException {
-                restore.writeAll(recipe, out, stream);
+                try {
+                    restore.writeAll(recipe, out, stream);
+                } catch (StoreClientException e) {
+                    throw storeFailure(e);
+                }
             }
 
             @Override
             public void writeRanges(ByteRanges ranges, OutputStream out) throws IOException {
-                restore.writeRanges(recipe, ranges, out, stream);
+                try {
+                    restore.writeRanges(recipe, ranges, out, stream);
+                } catch (StoreClientException e) {
+                    throw storeFailure(e);
+                }
             }
 
             @Override
@@ -215,6 +240,10 @@ final class DedupBackend implements StorageBackend {
     @Override
     public void close() {
         if (client != null) {
+            int lost = client.reconnects() - reconnectsBefore;
+            if (lost > 0) {
+                log.info("the connection to gpdedup-store was lost and replaced " + lost + " times during this call");
+            }
             connections.giveBack(client);
             client = null;
         }

@@ -9,6 +9,7 @@ import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.engine.Codec;
 import io.gpdedup.store.tls.ClientTls;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -36,6 +37,7 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
     static final String CHUNK_MIN = "chunk_min_size";
     static final String CHUNK_AVG = "chunk_avg_size";
     static final String CHUNK_MAX = "chunk_max_size";
+    static final String RECONNECT_TIMEOUT = "reconnect_timeout_seconds";
     static final String TLS = "tls";
     static final String TLS_CA_FILE = "tls_ca_file";
     static final String REPLICATION = "replication";
@@ -65,6 +67,8 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
                 OptionSpec.optional(CHUNK_MIN, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.minSize()), "smallest chunk"),
                 OptionSpec.optional(CHUNK_AVG, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.avgSize()), "average chunk (a power of two)"),
                 OptionSpec.optional(CHUNK_MAX, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.maxSize()), "largest chunk"),
+                OptionSpec.optional(RECONNECT_TIMEOUT, OptionSpec.Type.INTEGER, "300",
+                        "how long a call that lost its store connection tries to get it back before it fails (0: fail at once)"),
                 OptionSpec.optional(TLS, OptionSpec.Type.ON_OFF, "off", "connect to gpdedup-store over TLS"),
                 OptionSpec.optional(TLS_CA_FILE, OptionSpec.Type.ABSOLUTE_PATH, null,
                         "tls: PEM file of the CA or server certificate to trust (default: the JDK's trusted CAs)"),
@@ -96,8 +100,12 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new PluginException("option 'compression_level': " + e.getMessage());
         }
+        long reconnect = o.integer(RECONNECT_TIMEOUT);
+        if (reconnect < 0) {
+            throw new PluginException("option '" + RECONNECT_TIMEOUT + "' must be 0 or more seconds, got " + reconnect);
+        }
         ClientSettings store = ClientSettings.of(o.require(HOSTNAME), (int) port, o.require(STORAGE_UNIT), o.require(USERNAME), password)
-                .withTls(tls(o));
+                .withTls(tls(o)).withReconnectTimeout(Duration.ofSeconds(reconnect));
         boolean configured = remoteConfigured(o);
         if (o.isOn(REPLICATION) && !configured) {
             throw new PluginException("replication is on but no remote store is configured: set " + String.join(", ", REMOTE_REQUIRED));

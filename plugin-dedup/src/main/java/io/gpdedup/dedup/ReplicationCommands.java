@@ -27,9 +27,9 @@ final class ReplicationCommands {
     }
 
     private <T> T withReplicator(DedupOptions options, DedupOptions.Remote remote, Function<Replicator, T> work) {
-        StoreClient source = connections.borrow(options.store());
+        StoreClient source = connections.borrow(options.store(), false);
         try {
-            StoreClient target = connections.borrow(remote.store());
+            StoreClient target = connections.borrow(remote.store(), false);
             try {
                 return work.apply(new Replicator(source, options.directory(), target, remote.directory()));
             } finally {

@@ -14,24 +14,34 @@ import java.util.Map;
 /**
  * Logged-in store connections kept between calls. A plugin process uses one and exits; the host
  * agent serves thousands of calls, and a connection per call (TCP, handshake, login) would cost
- * more than an empty table's whole backup.
+ * more than an empty table's whole backup. A borrowed connection keeps itself alive however long
+ * its caller pauses (gpbackup_helper between tables); an idle one in the pool does not, and the
+ * store closes it after its idle timeout.
  */
 final class StoreConnections {
     private static final int MAX_IDLE_PER_STORE = 16;
     private final Map<ClientSettings, Deque<StoreClient>> idle = new HashMap<>();
 
-    StoreClient borrow(ClientSettings settings) {
+    /**
+     * An open connection, new or kept. {@code patient}: wait out an unreachable store up to the
+     * reconnect timeout (data calls, which a store restart must not fail); otherwise fail at once
+     * (the setup hooks, where a wrong address must show before gpbackup starts the data calls).
+     */
+    StoreClient borrow(ClientSettings settings, boolean patient) {
         synchronized (this) {
             Deque<StoreClient> q = idle.get(settings);
             while (q != null && !q.isEmpty()) {
                 StoreClient c = q.pollFirst();
                 if (c.isOpen()) {
+                    c.keepAlive(true);
                     return c;
                 }
             }
         }
         try {
-            return StoreClient.connect(settings);
+            StoreClient c = patient ? StoreClient.connectPatiently(settings) : StoreClient.connect(settings);
+            c.keepAlive(true);
+            return c;
         } catch (StoreAuthException e) {
             // The client's message already names the store, the user and the unit.
             throw new PluginException(e.getMessage() + " (check options username, password and storage_unit)");
@@ -50,6 +60,7 @@ final class StoreConnections {
 
     /** Hands a connection back; a broken one, or one too many, is closed. */
     void giveBack(StoreClient client) {
+        client.keepAlive(false);
         if (client.isOpen()) {
             synchronized (this) {
                 Deque<StoreClient> q = idle.computeIfAbsent(client.settings(), s -> new ArrayDeque<>());

@@ -257,4 +257,16 @@ class DedupPluginTest {
         assertTrue(r.err().contains("cannot reach gpdedup-store at 127.0.0.1:"), r.err());
         store = StoreServer.start(dir.resolve("store"));
     }
+
+    @Test
+    void aDataCallWaitsForAnUnreachableStoreOnlyUpToTheReconnectTimeout() throws IOException {
+        Path cfg = config("  reconnect_timeout_seconds: \"1\"\n");
+        store.close();
+        String k = key("20261123045500", "gpbackup_0_20261123045500_16384");
+        Result r = run(new ByteArrayInputStream(copyText(6, 10_000)), "backup_data", cfg.toString(), k);
+        assertEquals(1, r.status());
+        assertTrue(r.err().contains("cannot reach gpdedup-store at 127.0.0.1:") && r.err().contains("tried for 1 s"), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        store = StoreServer.start(dir.resolve("store"));
+    }
 }

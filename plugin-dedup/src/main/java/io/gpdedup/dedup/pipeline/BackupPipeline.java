@@ -22,7 +22,8 @@ import java.util.concurrent.ExecutionException;
  * chunks; fingerprints, the stream's SHA-256 (chained batch after batch, so in order), lookups,
  * compression of missing chunks and uploads run behind it on the worker pool and the connection,
  * with the memory of every batch reserved in {@link PipelineSettings#budget()} before it is filled. Duplicates cost a
- * fingerprint and a lookup, never compression or transfer.
+ * fingerprint and a lookup, never compression or transfer. A batch keeps its chunks, and its memory,
+ * until the store has them on disk: what a restarted store lost is sent again from there.
  */
 public final class BackupPipeline {
     private final PipelineSettings settings;
@@ -96,10 +97,12 @@ public final class BackupPipeline {
 
     private CompletableFuture<Void> submit(Batch batch, BackupSession session, MessageDigest streamHash,
             CompletableFuture<Void> previousHash, List<CompletableFuture<Batch>> batches) {
+        // Stored means on the store's disk: until then the batch keeps its chunks (and its memory), for
+        // the session to send again what a restarted store lost.
         CompletableFuture<Batch> stored = CompletableFuture.supplyAsync(batch::fingerprint, settings.workers())
-                .thenCompose(b -> session.missing(b.fingerprints).thenApply(b::markMissing))
-                .thenApplyAsync(b -> b.encodeMissing(settings), settings.workers())
-                .thenCompose(b -> session.put(b.uploads).thenApply(v -> b));
+                .thenCompose(b -> session.store(b.fingerprints,
+                        missing -> CompletableFuture.supplyAsync(() -> b.markMissing(missing).encodeMissing(settings).uploads, settings.workers()))
+                        .thenApply(v -> b));
         // The stream hash must see batches in order: chain each update after the previous one.
         CompletableFuture<Void> hashed = previousHash.thenRunAsync(() -> {
             for (byte[] c : batch.chunks) {
@@ -184,7 +187,11 @@ public final class BackupPipeline {
             return this;
         }
 
+        /** The uploads of the missing chunks; called again for each new lease of the session. */
         Batch encodeMissing(PipelineSettings settings) {
+            newChunks = 0;
+            newBytes = 0;
+            sentBytes = 0;
             List<ChunkUpload> up = new ArrayList<>();
             for (int i = 0; i < missing.length; i++) {
                 if (missing[i]) {

@@ -11,6 +11,7 @@ import io.gpdedup.store.engine.UnitStats;
 import io.gpdedup.store.engine.VerifyReport;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A storage unit as one client connection sees it through the appliance (the server asks the
@@ -41,6 +42,11 @@ final class ThrottledUnit implements StorageUnit {
     public BackupLease beginBackup() {
         appliance.openFile();
         return new ThrottledLease(unit.beginBackup(), appliance);
+    }
+
+    @Override
+    public CompletableFuture<Void> sync() {
+        return unit.sync();
     }
 
     @Override

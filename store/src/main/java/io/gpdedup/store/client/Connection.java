@@ -17,39 +17,60 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One authenticated socket: writes request frames (whole frames, under a lock, from any thread)
  * and runs the reader thread that hands each reply frame to the collector waiting for its id.
+ * With keep-alive on, it sends a PING whenever it has sent nothing for a quarter of the server's
+ * idle timeout, so that a call whose caller pauses (a backup between tables) keeps its connection
+ * and its lease.
  */
 final class Connection implements AutoCloseable {
     /** Before HELLO_OK says the real limit, replies are small. */
     private static final int HANDSHAKE_MAX_FRAME = 64 * 1024;
     private static final int HELLO_ID = 1;
     private static final int AUTH_ID = 2;
+    private static final int SETTINGS_ID = 3;
+    /** A server of protocol version 1 or 2 does not say its idle timeout: its default is 600 s. */
+    private static final Duration ASSUMED_IDLE_TIMEOUT = Duration.ofSeconds(600);
+    private static final long MIN_KEEPALIVE_NANOS = 100_000_000L;
+    private static final ScheduledExecutorService KEEPALIVE = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "gpdedup-store-keepalive");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
     private final String peer;
     private final long readTimeoutNanos;
-    private final Object writeLock = new Object();
+    private final ReentrantLock writeLock = new ReentrantLock();
     private final Map<Integer, ReplyCollector<?>> pending = new ConcurrentHashMap<>();
-    private final AtomicInteger nextId = new AtomicInteger(AUTH_ID + 1);
+    private final AtomicInteger nextId = new AtomicInteger(SETTINGS_ID + 1);
     private final int version;
     private final int maxFrame;
     private final int maxBatch;
+    private final long keepAliveNanos;
     private final Thread reader;
     private volatile StoreClientException failure;
     private volatile long lastReceiveNanos = System.nanoTime();
+    private volatile long lastSendNanos = System.nanoTime();
+    private ScheduledFuture<?> keepAlive; // guarded by this
 
-    private Connection(Socket socket, String peer, long readTimeoutNanos, Reply.HelloOk hello) throws IOException {
+    private Connection(Socket socket, String peer, long readTimeoutNanos, Reply.HelloOk hello, Duration idleTimeout) throws IOException {
         this.socket = socket;
         this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
@@ -58,11 +79,17 @@ final class Connection implements AutoCloseable {
         this.version = hello.version();
         this.maxFrame = hello.maxFrameLength();
         this.maxBatch = hello.maxBatch();
+        this.keepAliveNanos = Math.max(MIN_KEEPALIVE_NANOS, idleTimeout.toNanos() / 4);
         this.reader = new Thread(this::readLoop, "gpdedup-store-reader " + peer);
         this.reader.setDaemon(true);
     }
 
     static Connection open(ClientSettings s) {
+        return open(s, s.readTimeout());
+    }
+
+    /** Connects and logs in, waiting at most {@code handshakeTimeout} for each answer of the handshake. */
+    static Connection open(ClientSettings s, Duration handshakeTimeout) {
         String peer = s.host() + ":" + s.port();
         Socket socket = new Socket();
         try {
@@ -77,12 +104,12 @@ final class Connection implements AutoCloseable {
             } catch (SocketTimeoutException e) {
                 throw new StoreConnectException("cannot connect to gpdedup-store at " + peer + ": no answer within " + s.connectTimeout(), e);
             }
-            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, s.readTimeout().toMillis()));
+            socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, handshakeTimeout.toMillis())));
             if (s.tls() != null) {
                 try {
                     socket = s.tls().wrap(socket, s.host(), s.port());
                 } catch (SocketTimeoutException e) {
-                    throw new StoreTimeoutException("gpdedup-store at " + peer + " did not finish the TLS handshake within " + s.readTimeout());
+                    throw new StoreTimeoutException("gpdedup-store at " + peer + " did not finish the TLS handshake within " + handshakeTimeout);
                 } catch (IOException e) {
                     throw new StoreConnectException("TLS handshake with gpdedup-store at " + peer + " failed: " + e.getMessage()
                             + " (does the server have TLS on, and does tls_ca_file hold its certificate or CA?)", e);
@@ -110,8 +137,17 @@ final class Connection implements AutoCloseable {
             if (!(auth.message() instanceof Reply.AuthOk)) {
                 throw new StoreClientException(peer + " answered AUTH with " + auth.type());
             }
+            Duration idleTimeout = ASSUMED_IDLE_TIMEOUT;
+            if (ok.version() >= ProtocolVersions.V3) {
+                write(out, Frame.of(SETTINGS_ID, new Request.GetSettings()));
+                Frame settings = readFrame(in, ok.maxFrameLength(), null);
+                if (!(settings.message() instanceof Reply.Settings reply) || settings.requestId() != SETTINGS_ID) {
+                    throw new StoreClientException(peer + " answered SETTINGS with " + settings.type());
+                }
+                idleTimeout = Duration.ofSeconds(reply.idleTimeoutSeconds());
+            }
             socket.setSoTimeout((int) Math.max(50, Math.min(1000, s.readTimeout().toMillis())));
-            Connection c = new Connection(socket, peer, s.readTimeout().toNanos(), ok);
+            Connection c = new Connection(socket, peer, s.readTimeout().toNanos(), ok, idleTimeout);
             c.reader.start();
             return c;
         } catch (StoreClientException e) {
@@ -119,7 +155,7 @@ final class Connection implements AutoCloseable {
             throw e;
         } catch (SocketTimeoutException e) {
             closeQuietly(socket);
-            throw new StoreTimeoutException("gpdedup-store at " + peer + " did not answer the handshake within " + s.readTimeout());
+            throw new StoreTimeoutException("gpdedup-store at " + peer + " did not answer the handshake within " + handshakeTimeout);
         } catch (ProtocolException e) {
             closeQuietly(socket);
             throw new StoreClientException(peer + " broke the protocol during the handshake: " + e.getMessage() + " (is it a gpdedup-store?)");
@@ -164,19 +200,54 @@ final class Connection implements AutoCloseable {
         }
         collector.sentAtNanos = System.nanoTime();
         pending.put(id, collector);
+        writeLock.lock();
         try {
-            synchronized (writeLock) {
-                out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
-            }
+            lastSendNanos = System.nanoTime();
+            out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
         } catch (IOException e) {
-            fail(new StoreClientException("lost the connection to gpdedup-store at " + peer + " while sending " + request.type()
+            fail(new StoreConnectionLostException("lost the connection to gpdedup-store at " + peer + " while sending " + request.type()
                     + ": " + e.getMessage(), e));
+        } finally {
+            writeLock.unlock();
         }
         // The connection may have failed between the check and the put; fail() then missed this one.
         if (failure != null && pending.remove(id) != null) {
             collector.future.completeExceptionally(failure);
         }
         return collector.future;
+    }
+
+    /** Turns the keep-alive on or off; off by default. */
+    synchronized void keepAlive(boolean on) {
+        if (on && keepAlive == null && failure == null) {
+            keepAlive = KEEPALIVE.scheduleWithFixedDelay(this::keepAliveTick, keepAliveNanos, keepAliveNanos, TimeUnit.NANOSECONDS);
+        } else if (!on && keepAlive != null) {
+            keepAlive.cancel(false);
+            keepAlive = null;
+        }
+    }
+
+    /** The interval of the keep-alive: a quarter of the server's idle timeout (at least 100 ms). */
+    Duration keepAliveInterval() {
+        return Duration.ofNanos(keepAliveNanos);
+    }
+
+    private void keepAliveTick() {
+        if (failure != null) {
+            keepAlive(false);
+            return;
+        }
+        if (System.nanoTime() - lastSendNanos < keepAliveNanos) {
+            return;
+        }
+        // A write in progress is traffic, and the one keep-alive thread must never wait for a socket.
+        if (writeLock.tryLock()) {
+            try {
+                send(new Request.Ping(), ReplyCollector.single("PING", Reply.Ok.class, r -> null));
+            } finally {
+                writeLock.unlock();
+            }
+        }
     }
 
     private static void write(OutputStream out, Frame frame) throws IOException {
@@ -231,11 +302,11 @@ final class Connection implements AutoCloseable {
                 dispatch(frame);
             }
         } catch (EOFException e) {
-            fail(new StoreClientException("gpdedup-store at " + peer + " closed the connection"));
+            fail(new StoreConnectionLostException("gpdedup-store at " + peer + " closed the connection"));
         } catch (ProtocolException e) {
             fail(new StoreClientException("gpdedup-store at " + peer + " sent a malformed frame: " + e.getMessage()));
         } catch (IOException e) {
-            fail(new StoreClientException("lost the connection to gpdedup-store at " + peer + ": " + e.getMessage(), e));
+            fail(new StoreConnectionLostException("lost the connection to gpdedup-store at " + peer + ": " + e.getMessage(), e));
         } catch (RuntimeException e) {
             fail(new StoreClientException("reading from gpdedup-store at " + peer + " failed: " + e, e));
         }
@@ -278,6 +349,11 @@ final class Connection implements AutoCloseable {
         }
     }
 
+    /** Drops a connection that still works but must not be used any more (its server is stopping). */
+    void abandon(String why) {
+        fail(new StoreConnectionLostException("dropped the connection to gpdedup-store at " + peer + ": " + why));
+    }
+
     /** Marks the connection dead, fails everything waiting, closes the socket. First cause wins. */
     private void fail(StoreClientException cause) {
         synchronized (this) {
@@ -285,6 +361,10 @@ final class Connection implements AutoCloseable {
                 return;
             }
             failure = cause;
+            if (keepAlive != null) {
+                keepAlive.cancel(false);
+                keepAlive = null;
+            }
         }
         closeQuietly(socket);
         List<ReplyCollector<?>> waiting = new ArrayList<>(pending.values());

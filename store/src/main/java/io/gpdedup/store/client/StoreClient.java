@@ -7,11 +7,13 @@ import io.gpdedup.store.engine.Recipe;
 import io.gpdedup.store.engine.StoredChunk;
 import io.gpdedup.store.engine.UnitStats;
 import io.gpdedup.store.engine.VerifyReport;
+import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.ReplicaTarget;
 import io.gpdedup.store.protocol.ReplicationJobStatus;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,6 +21,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 /**
  * A connection to gpdedup-store, logged in to one storage unit. Thread-safe: any number of threads
@@ -29,10 +36,32 @@ import java.util.concurrent.ExecutionException;
  *
  * <p>Requests that change the unit (backup, delete, verify, gc) are carried out in the order they
  * were sent; reads may overtake them, so wait for a write's result before reading what it wrote.
+ *
+ * <p>With a {@link ClientSettings#reconnectTimeout() reconnect timeout}, a broken connection is
+ * replaced by a new one (tries with growing pauses, until the timeout has passed since it broke):
+ * requests that only read or delete are sent again on it, and backup sessions carry on
+ * (docs/protocol.md section 3.5). The first connection is never retried: a wrong address or
+ * password fails at once.
  */
 public final class StoreClient implements AutoCloseable {
-    private final Connection connection;
+    private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** Reconnections wait and block: never on a reader thread or a caller's pool. */
+    private static final Executor RECONNECTS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "gpdedup-store-reconnect");
+        t.setDaemon(true);
+        return t;
+    });
+
     private final ClientSettings settings;
+    private final Object lock = new Object();
+    private volatile Connection connection;
+    private CompletableFuture<Connection> reconnecting; // guarded by lock
+    private Connection givenUp; // guarded by lock: the broken connection no reconnection could replace
+    private StoreClientException givenUpCause; // guarded by lock
+    private boolean keepAlive; // guarded by lock
+    private int reconnects; // guarded by lock
+    private volatile boolean closed;
 
     private StoreClient(Connection connection, ClientSettings settings) {
         this.connection = connection;
@@ -50,16 +79,27 @@ public final class StoreClient implements AutoCloseable {
         return new StoreClient(Connection.open(settings), settings);
     }
 
+    /**
+     * Connects and logs in as {@link #connect} does, but while the store cannot be reached (refused,
+     * reset, silent) tries again with growing pauses until the reconnect timeout has passed: for a
+     * call that should wait out a store restart. A refused login fails at once.
+     */
+    public static StoreClient connectPatiently(ClientSettings settings) {
+        return new StoreClient(openWithin(settings, null, () -> false), settings);
+    }
+
     /** Opens a backup stream (a lease): one object to write. */
     public BackupSession beginBackup() {
-        long lease = await(connection.send(new Request.BeginBackup(),
-                ReplyCollector.single("BEGIN_BACKUP", Reply.LeaseGranted.class, Reply.LeaseGranted::lease)));
-        return new BackupSession(connection, lease);
+        return new BackupSession(this, await(call(BackupSession::begin)));
     }
 
     /** The recipe of a committed object, or empty if there is no object of that name. */
     public Optional<Recipe> recipe(String objectName) {
-        return await(connection.send(new Request.GetRecipe(objectName), ReplyCollector.recipe(objectName)));
+        return await(call(c -> recipeOn(c, objectName)));
+    }
+
+    static CompletableFuture<Optional<Recipe>> recipeOn(Connection c, String objectName) {
+        return c.send(new Request.GetRecipe(objectName), ReplyCollector.recipe(objectName));
     }
 
     /**
@@ -73,9 +113,10 @@ public final class StoreClient implements AutoCloseable {
             return CompletableFuture.completedFuture(List.of());
         }
         List<CompletableFuture<List<StoredChunk>>> parts = new ArrayList<>();
-        for (int from = 0; from < all.size(); from += connection.maxBatch()) {
-            List<Fingerprint> batch = all.subList(from, Math.min(all.size(), from + connection.maxBatch()));
-            parts.add(connection.send(new Request.GetChunks(batch), ReplyCollector.chunks(batch.size())));
+        int maxBatch = maxBatch();
+        for (int from = 0; from < all.size(); from += maxBatch) {
+            List<Fingerprint> batch = all.subList(from, Math.min(all.size(), from + maxBatch));
+            parts.add(call(c -> c.send(new Request.GetChunks(batch), ReplyCollector.chunks(batch.size()))));
         }
         return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
             List<StoredChunk> chunks = new ArrayList<>(all.size());
@@ -88,7 +129,7 @@ public final class StoreClient implements AutoCloseable {
 
     /** Committed objects whose names start with {@code prefix} (empty: all), sorted by name. */
     public List<ObjectInfo> list(String prefix) {
-        return await(connection.send(new Request.ListObjects(prefix), ReplyCollector.objects()));
+        return await(call(c -> c.send(new Request.ListObjects(prefix), ReplyCollector.objects())));
     }
 
     /**
@@ -96,18 +137,18 @@ public final class StoreClient implements AutoCloseable {
      * chunks are reclaimed by the next gc. Returns how many objects were deleted.
      */
     public long deleteObjects(String prefix) {
-        return await(connection.send(new Request.DeleteObjects(prefix),
-                ReplyCollector.single("DELETE", Reply.Count.class, Reply.Count::count)));
+        return await(call(c -> c.send(new Request.DeleteObjects(prefix),
+                ReplyCollector.single("DELETE", Reply.Count.class, Reply.Count::count))));
     }
 
     /** Deletes exactly the object {@code objectName}; returns whether it existed. */
     public boolean deleteObject(String objectName) {
-        return await(connection.send(new Request.DeleteObject(objectName),
-                ReplyCollector.single("DELETE_OBJECT", Reply.Count.class, Reply.Count::count))) > 0;
+        return await(call(c -> c.send(new Request.DeleteObject(objectName),
+                ReplyCollector.single("DELETE_OBJECT", Reply.Count.class, Reply.Count::count)))) > 0;
     }
 
     public UnitStats stats() {
-        return await(connection.send(new Request.GetStats(), ReplyCollector.single("STATS", Reply.Stats.class, Reply.Stats::stats)));
+        return await(call(c -> c.send(new Request.GetStats(), ReplyCollector.single("STATS", Reply.Stats.class, Reply.Stats::stats))));
     }
 
     /** Re-reads and re-hashes the unit's chunks on the server; may take long (no read timeout). */
@@ -138,19 +179,44 @@ public final class StoreClient implements AutoCloseable {
     /** The unit's replication jobs: waiting, running, and the most recent finished ones. */
     public List<ReplicationJobStatus> replicationJobs() {
         requireVersion(ProtocolVersions.V2, "replication status");
-        return await(connection.send(new Request.ReplicationStatus(), ReplyCollector.replicationJobs()));
+        return await(call(c -> c.send(new Request.ReplicationStatus(), ReplyCollector.replicationJobs())));
     }
 
     private void requireVersion(int version, String what) {
-        if (connection.version() < version) {
+        if (protocolVersion() < version) {
             throw new StoreClientException("gpdedup-store at " + settings.host() + ":" + settings.port() + " speaks protocol version "
-                    + connection.version() + ", " + what + " needs version " + version + ": upgrade the store");
+                    + protocolVersion() + ", " + what + " needs version " + version + ": upgrade the store");
         }
     }
 
     /** One round trip that touches nothing. */
     public void ping() {
-        await(connection.send(new Request.Ping(), ReplyCollector.single("PING", Reply.Ok.class, ok -> null)));
+        await(call(c -> c.send(new Request.Ping(), ReplyCollector.single("PING", Reply.Ok.class, ok -> null))));
+    }
+
+    /**
+     * While on, the connection sends a PING whenever it has been quiet for a quarter of the server's
+     * idle timeout (as the server says in protocol version 3; 600 s assumed before), so that it
+     * survives pauses of the caller of any length; a replacement connection inherits the setting.
+     * Off by default, so that idle pooled connections are closed by the server as usual.
+     */
+    public void keepAlive(boolean on) {
+        synchronized (lock) {
+            keepAlive = on;
+            connection.keepAlive(on);
+        }
+    }
+
+    /** The keep-alive interval of the current connection. */
+    public Duration keepAliveInterval() {
+        return connection.keepAliveInterval();
+    }
+
+    /** How many times a broken connection of this client was replaced by a new one. */
+    public int reconnects() {
+        synchronized (lock) {
+            return reconnects;
+        }
     }
 
     /** The protocol version agreed in the handshake. */
@@ -178,13 +244,154 @@ public final class StoreClient implements AutoCloseable {
 
     /** False once the connection has failed or been closed; a new client must then be connected. */
     public boolean isOpen() {
-        return connection.isOpen();
+        return !closed && connection.isOpen();
     }
 
     /** Closes the connection; requests in flight fail, open backup sessions are aborted by the server. */
     @Override
     public void close() {
-        connection.close();
+        closed = true;
+        synchronized (lock) {
+            connection.close();
+        }
+    }
+
+    /**
+     * Sends a request on the current connection and, if the connection breaks before the answer,
+     * again on a new one, as the reconnect timeout allows. For requests that may run twice.
+     */
+    <T> CompletableFuture<T> call(Function<Connection, CompletableFuture<T>> request) {
+        return call(request, connection, 0);
+    }
+
+    /** As {@link #call(Function)}, on {@code on} first, for a request whose first failure was at {@code firstFailure} (0: none yet). */
+    <T> CompletableFuture<T> call(Function<Connection, CompletableFuture<T>> request, Connection on, long firstFailure) {
+        CompletableFuture<T> sent = request.apply(on);
+        if (settings.reconnectTimeout().isZero()) {
+            return sent;
+        }
+        return sent.handle((v, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable cause = unwrap(e);
+            long first = firstFailure == 0 ? System.nanoTime() : firstFailure;
+            if (!mayRetry(cause, first)) {
+                return CompletableFuture.<T>failedFuture(cause);
+            }
+            return reconnect(on, cause).thenCompose(c -> call(request, c, first));
+        }).thenCompose(f -> f);
+    }
+
+    /**
+     * Whether a request that failed with {@code cause}, first at {@code firstFailureNanos}, may be
+     * tried again on a new connection: the connection broke (or its server is stopping), the client
+     * is open, and the reconnect timeout has not passed since.
+     */
+    boolean mayRetry(Throwable cause, long firstFailureNanos) {
+        return !closed && connectionTrouble(cause) && !settings.reconnectTimeout().isZero()
+                && System.nanoTime() - firstFailureNanos <= settings.reconnectTimeout().toNanos();
+    }
+
+    /** Failures a new connection may cure. */
+    static boolean connectionTrouble(Throwable cause) {
+        if (cause instanceof StoreServerException e) {
+            return e.code() == ErrorCode.SHUTTING_DOWN || e.code() == ErrorCode.THROTTLED;
+        }
+        return cause instanceof StoreConnectionLostException || cause instanceof StoreConnectException;
+    }
+
+    /**
+     * The connection that replaces {@code broken}: the current one if that is another, else a new
+     * one, opened on a thread of its own with growing pauses until the reconnect timeout has passed.
+     * Every caller that lost the same connection shares one attempt; once it has failed, they fail at once.
+     */
+    CompletableFuture<Connection> reconnect(Connection broken, Throwable why) {
+        synchronized (lock) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new StoreClientException("client closed the connection to "
+                        + settings.host() + ":" + settings.port()));
+            }
+            if (connection != broken) {
+                return CompletableFuture.completedFuture(connection);
+            }
+            if (givenUp == broken) {
+                return CompletableFuture.failedFuture(givenUpCause);
+            }
+            if (reconnecting == null) {
+                // A server that is stopping answers SHUTTING_DOWN on a connection that still works: leave it.
+                broken.abandon(String.valueOf(why.getMessage()));
+                CompletableFuture<Connection> next = CompletableFuture.supplyAsync(() -> openWithin(settings, why, () -> closed), RECONNECTS);
+                reconnecting = next;
+                next.whenComplete((c, e) -> replaced(broken, c, e));
+            }
+            return reconnecting;
+        }
+    }
+
+    private void replaced(Connection broken, Connection next, Throwable failure) {
+        synchronized (lock) {
+            reconnecting = null;
+            if (next == null) {
+                givenUp = broken;
+                givenUpCause = rethrowable(failure) instanceof StoreClientException c ? c
+                        : new StoreClientException("reconnecting to gpdedup-store failed: " + failure, failure);
+                return;
+            }
+            connection = next;
+            reconnects++;
+            next.keepAlive(keepAlive);
+            if (closed) {
+                next.close();
+            }
+        }
+    }
+
+    /**
+     * A new connection, tried with growing pauses until the reconnect timeout has passed (or
+     * {@code gaveUp} says so). {@code why}: what broke the connection it replaces, or null for a first one.
+     */
+    private static Connection openWithin(ClientSettings settings, Throwable why, BooleanSupplier gaveUp) {
+        long deadline = System.nanoTime() + settings.reconnectTimeout().toNanos();
+        long pause = FIRST_PAUSE_NANOS;
+        StoreClientException last = null;
+        while (!gaveUp.getAsBoolean()) {
+            long left = deadline - System.nanoTime();
+            try {
+                // Each try ends by the deadline (or 1 s), so that a store that stays away fails the call in bounded time.
+                Duration bound = Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(1), left));
+                ClientSettings s = settings.withTimeouts(min(settings.connectTimeout(), bound), settings.readTimeout());
+                return Connection.open(s, min(settings.readTimeout(), bound));
+            } catch (StoreClientException e) {
+                if (!connectionTrouble(e)) {
+                    throw e;
+                }
+                last = e;
+            }
+            left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            try {
+                TimeUnit.NANOSECONDS.sleep(Math.min(pause, left));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            pause = Math.min(2 * pause, MAX_PAUSE_NANOS);
+        }
+        String within = settings.reconnectTimeout().toSeconds() + " s";
+        if (why == null) {
+            String message = (last == null ? "cannot connect to gpdedup-store at " + settings.host() + ":" + settings.port() : last.getMessage())
+                    + "; tried for " + within;
+            throw new StoreConnectException(message, last);
+        }
+        throw new StoreConnectionLostException(String.valueOf(why.getMessage()) + "; no new connection within " + within
+                + (last == null ? "" : " (last try: " + last.getMessage() + ")"));
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /** The result, or the failure as the {@link StoreClientException} it is. */
@@ -199,13 +406,18 @@ public final class StoreClient implements AutoCloseable {
         }
     }
 
-    static RuntimeException rethrowable(Throwable e) {
-        while (e instanceof CompletionException && e.getCause() != null) {
+    static Throwable unwrap(Throwable e) {
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
             e = e.getCause();
         }
-        if (e instanceof RuntimeException r) {
+        return e;
+    }
+
+    static RuntimeException rethrowable(Throwable e) {
+        Throwable cause = unwrap(e);
+        if (cause instanceof RuntimeException r) {
             return r;
         }
-        return new StoreClientException(String.valueOf(e.getMessage()), e);
+        return new StoreClientException(String.valueOf(cause.getMessage()), cause);
     }
 }

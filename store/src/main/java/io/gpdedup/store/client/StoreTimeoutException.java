@@ -1,7 +1,7 @@
 package io.gpdedup.store.client;
 
 /** The server stayed silent longer than the read timeout; the connection was dropped. */
-public class StoreTimeoutException extends StoreClientException {
+public class StoreTimeoutException extends StoreConnectionLostException {
     private static final long serialVersionUID = 1L;
 
     public StoreTimeoutException(String message) {

@@ -60,6 +60,9 @@ final class DiskStorageUnit implements StorageUnit {
     private final AtomicLong commitIds = new AtomicLong();
     private final AtomicLong newChunksOffered = new AtomicLong();
     private final List<String> recoveryProblems = new CopyOnWriteArrayList<>();
+    /** The containers this unit was opened with, and until when collection keeps their chunks (reconnect grace). */
+    private final Set<Integer> containersAtOpen;
+    private final long keepThemUntilNanos;
     private volatile boolean closed;
 
     private DiskStorageUnit(String name, Path dir, EngineSettings settings, ContainerSet containers, ChunkIndex index,
@@ -72,6 +75,9 @@ final class DiskStorageUnit implements StorageUnit {
         this.catalog = catalog;
         this.recoveryProblems.addAll(problems);
         this.committer = new GroupCommitter(name, containers, catalog);
+        this.containersAtOpen = new HashSet<>();
+        containers.all().forEach(c -> containersAtOpen.add(c.id()));
+        this.keepThemUntilNanos = System.nanoTime() + settings.reconnectGrace().toNanos();
     }
 
     /**
@@ -163,6 +169,16 @@ final class DiskStorageUnit implements StorageUnit {
             writeLock.unlock();
         }
         return lease;
+    }
+
+    @Override
+    public CompletableFuture<Void> sync() {
+        try {
+            checkOpen();
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return committer.sync();
     }
 
     boolean[] missing(DiskBackupLease lease, Fingerprint[] fingerprints) {
@@ -402,12 +418,28 @@ final class DiskStorageUnit implements StorageUnit {
             for (Set<Fingerprint> p : commitPins.values()) {
                 pins.addAll(p);
             }
-            return new GarbageCollector(this, pins).run();
+            return new GarbageCollector(this, pins, keptSinceOpen()).run();
         } catch (IOException e) {
             throw new StoreException("garbage collection of unit " + name + " failed: " + e, e);
         } finally {
             writeLock.unlock();
         }
+    }
+
+    /**
+     * The containers whose every chunk a collection keeps: those of the unit's open while the
+     * reconnect grace lasts. A lease dies with the process that held it, so after a restart the
+     * store cannot tell which unreferenced chunks an interrupted backup will reference again.
+     */
+    private Set<Integer> keptSinceOpen() {
+        long left = keepThemUntilNanos - System.nanoTime();
+        if (left <= 0 || containersAtOpen.isEmpty()) {
+            return Set.of();
+        }
+        LOG.info(() -> "unit " + name + ": garbage collection keeps every chunk of the " + containersAtOpen.size()
+                + " containers it was opened with for " + (left / 1_000_000_000L + 1) + " s more (reconnect grace:"
+                + " backups interrupted by the restart may still reconnect)");
+        return containersAtOpen;
     }
 
     @Override

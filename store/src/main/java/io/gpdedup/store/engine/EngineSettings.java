@@ -1,5 +1,7 @@
 package io.gpdedup.store.engine;
 
+import java.time.Duration;
+
 /**
  * Tuning of a {@link DiskStoreEngine}; every unit of the engine uses the same settings.
  *
@@ -9,9 +11,11 @@ package io.gpdedup.store.engine;
  * @param maxChunkBytes      largest raw (and, with some slack, stored) chunk accepted
  * @param gcLiveRatio        garbage collection rewrites a container whose live bytes are below this share of it
  * @param diskReserveBytes   free space new chunk data must leave on the data directory's file system; 0 = none
+ * @param reconnectGrace     after a unit opens, garbage collection keeps every chunk of the containers it opened with for this
+ *                           long: backups that a restart interrupted reconnect within it and pin their chunks again; 0 = none
  */
 public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVerification verifyOnPut, int maxChunkBytes, double gcLiveRatio,
-        long diskReserveBytes) {
+        long diskReserveBytes, Duration reconnectGrace) {
     public static final long DEFAULT_CONTAINER_SIZE = 64L << 20;
     public static final int DEFAULT_MAX_CHUNK = 16 << 20;
     public static final double DEFAULT_GC_LIVE_RATIO = 0.5;
@@ -35,37 +39,46 @@ public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVer
         if (diskReserveBytes < 0) {
             throw new IllegalArgumentException("diskReserveBytes must be 0 (none) or positive");
         }
+        java.util.Objects.requireNonNull(reconnectGrace, "reconnectGrace");
+        if (reconnectGrace.isNegative()) {
+            throw new IllegalArgumentException("reconnectGrace must be 0 (none) or positive");
+        }
     }
 
     /**
      * 64 MiB containers, no capacity limit, a sample of new chunks checked, 16 MiB chunks, rewrite
-     * below 50% live, 256 MiB of disk kept free.
+     * below 50% live, 256 MiB of disk kept free, no reconnect grace (the server sets one).
      */
     public static EngineSettings defaults() {
-        return new EngineSettings(DEFAULT_CONTAINER_SIZE, 0, PutVerification.SAMPLE, DEFAULT_MAX_CHUNK, DEFAULT_GC_LIVE_RATIO, DEFAULT_DISK_RESERVE);
+        return new EngineSettings(DEFAULT_CONTAINER_SIZE, 0, PutVerification.SAMPLE, DEFAULT_MAX_CHUNK, DEFAULT_GC_LIVE_RATIO, DEFAULT_DISK_RESERVE,
+                Duration.ZERO);
     }
 
     public EngineSettings withContainerSizeBytes(long v) {
-        return new EngineSettings(v, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes);
+        return new EngineSettings(v, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace);
     }
 
     public EngineSettings withCapacityBytes(long v) {
-        return new EngineSettings(containerSizeBytes, v, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes);
+        return new EngineSettings(containerSizeBytes, v, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace);
     }
 
     public EngineSettings withVerifyOnPut(PutVerification v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, v, maxChunkBytes, gcLiveRatio, diskReserveBytes);
+        return new EngineSettings(containerSizeBytes, capacityBytes, v, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace);
     }
 
     public EngineSettings withMaxChunkBytes(int v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, v, gcLiveRatio, diskReserveBytes);
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, v, gcLiveRatio, diskReserveBytes, reconnectGrace);
     }
 
     public EngineSettings withGcLiveRatio(double v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, v, diskReserveBytes);
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, v, diskReserveBytes, reconnectGrace);
     }
 
     public EngineSettings withDiskReserveBytes(long v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, v);
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, v, reconnectGrace);
+    }
+
+    public EngineSettings withReconnectGrace(Duration v) {
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, v);
     }
 }

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.logging.Logger;
 
 /**
@@ -44,6 +45,7 @@ final class GarbageCollector {
 
     private final DiskStorageUnit unit;
     private final List<Fingerprint> pins;
+    private final Set<Integer> keptContainers;
     private final Map<Integer, List<Entry>> entriesByVictim = new HashMap<>();
     // One batch of rewrites: what was copied where, and the containers the copies went to.
     private final List<Container> batch = new ArrayList<>();
@@ -57,9 +59,11 @@ final class GarbageCollector {
     private long reclaimed;
     private int swept;
 
-    GarbageCollector(DiskStorageUnit unit, List<Fingerprint> pins) {
+    /** {@code keptContainers}: containers all of whose records count as live (the reconnect grace). */
+    GarbageCollector(DiskStorageUnit unit, List<Fingerprint> pins, Set<Integer> keptContainers) {
         this.unit = unit;
         this.pins = pins;
+        this.keptContainers = keptContainers;
     }
 
     GcReport run() throws IOException {
@@ -231,6 +235,13 @@ final class GarbageCollector {
 
     private BitSet mark(ChunkIndex index) throws IOException {
         BitSet live = new BitSet(index.slotCount());
+        if (!keptContainers.isEmpty()) {
+            index.forEach((slot, container, offset, length) -> {
+                if (keptContainers.contains(container)) {
+                    live.set(slot);
+                }
+            });
+        }
         for (Fingerprint fp : pins) {
             int s = index.slotOf(fp);
             if (s >= 0) {

@@ -19,7 +19,11 @@ import java.util.concurrent.FutureTask;
  * and only then completes the futures. A commit is never acknowledged before it is on disk.
  */
 final class GroupCommitter implements AutoCloseable {
+    /** A commit, or with no name a sync: durability of every chunk appended before it, nothing to publish. */
     private record Pending(String name, Recipe recipe, CompletableFuture<Void> future) {
+        boolean isSync() {
+            return name == null;
+        }
     }
 
     private static final int STAGERS = 4;
@@ -49,6 +53,18 @@ final class GroupCommitter implements AutoCloseable {
     }
 
     CompletableFuture<Void> submit(String name, Recipe recipe) {
+        return enqueue(name, recipe);
+    }
+
+    /**
+     * Completes once every chunk appended before this call is on disk: the next batch takes the dirty
+     * containers after it, and batches run one at a time, so one that took them earlier has finished.
+     */
+    CompletableFuture<Void> sync() {
+        return enqueue(null, null);
+    }
+
+    private CompletableFuture<Void> enqueue(String name, Recipe recipe) {
         CompletableFuture<Void> f = new CompletableFuture<>();
         synchronized (this) {
             if (stopping) {
@@ -84,13 +100,13 @@ final class GroupCommitter implements AutoCloseable {
                 batch = new ArrayList<>(queue);
                 queue.clear();
                 batches++;
-                commits += batch.size();
+                commits += batch.stream().filter(p -> !p.isSync()).count();
             }
             commitBatch(batch);
         }
     }
 
-    private void commitBatch(List<Pending> batch) {
+    private void commitBatch(List<Pending> waiting) {
         // Taken after the batch: every chunk a commit in it references was appended (and its
         // container marked dirty) before that commit was queued.
         ContainerSet.Dirty dirty = containers.takeDirty();
@@ -98,9 +114,14 @@ final class GroupCommitter implements AutoCloseable {
             containers.sync(dirty);
         } catch (IOException | RuntimeException e) {
             containers.returnDirty(dirty);
-            for (Pending p : batch) {
+            for (Pending p : waiting) {
                 p.future().completeExceptionally(new StoreException("cannot make chunks durable in unit " + unitName + ": " + e, e));
             }
+            return;
+        }
+        waiting.stream().filter(Pending::isSync).forEach(p -> p.future().complete(null));
+        List<Pending> batch = waiting.stream().filter(p -> !p.isSync()).toList();
+        if (batch.isEmpty()) {
             return;
         }
         List<RecipeCatalog.Staged> staged = new ArrayList<>();

@@ -3,12 +3,19 @@ package io.gpdedup.store.engine;
 import io.gpdedup.store.Fingerprint;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /** One tenant's namespace: its own chunks, index and recipes. Thread-safe. */
 public interface StorageUnit {
     String name();
 
     BackupLease beginBackup();
+
+    /**
+     * Completes once every chunk this unit held when it was called is on disk (fsynced), so a
+     * backup can drop its copies of chunks it put or was told are present before its commit.
+     */
+    CompletableFuture<Void> sync();
 
     Optional<Recipe> recipe(String objectName);
 

@@ -110,7 +110,7 @@ public final class FrameCodec {
                 var a = (Request.Auth) m;
                 return WireWriter.strSize(a.unit()) + WireWriter.strSize(a.user()) + WireWriter.strSize(a.password());
             }
-            case BEGIN_BACKUP: case STATS: case VERIFY: case GC: case PING: case REPLICATION_STATUS:
+            case BEGIN_BACKUP: case STATS: case VERIFY: case GC: case PING: case REPLICATION_STATUS: case SYNC: case SETTINGS:
             case OK: case AUTH_OK: case NOT_FOUND:
                 return 0;
             case REPLICATE: {
@@ -190,6 +190,8 @@ public final class FrameCodec {
             }
             case GC_REPLY:
                 return 4 * 8;
+            case SETTINGS_REPLY:
+                return 4;
             case ERROR:
                 return 2 + WireWriter.strSize(((Reply.Error) m).message());
             default:
@@ -219,7 +221,7 @@ public final class FrameCodec {
                 out.str(a.password());
                 break;
             }
-            case BEGIN_BACKUP: case STATS: case VERIFY: case GC: case PING: case REPLICATION_STATUS:
+            case BEGIN_BACKUP: case STATS: case VERIFY: case GC: case PING: case REPLICATION_STATUS: case SYNC: case SETTINGS:
             case OK: case AUTH_OK: case NOT_FOUND:
                 break;
             case REPLICATE: {
@@ -375,6 +377,9 @@ public final class FrameCodec {
                 writeStrings(r.problems(), out);
                 break;
             }
+            case SETTINGS_REPLY:
+                out.u32((int) ((Reply.Settings) m).idleTimeoutSeconds());
+                break;
             case GC_REPLY: {
                 GcReport g = ((Reply.GcResult) m).report();
                 out.u64(g.chunksBefore());
@@ -504,6 +509,12 @@ public final class FrameCodec {
                 return new Request.Replicate(in.str("source prefix"), readTarget(in), in.str("remote password"));
             case REPLICATION_STATUS:
                 return new Request.ReplicationStatus();
+            case SYNC:
+                return new Request.Sync();
+            case SETTINGS:
+                return new Request.GetSettings();
+            case SETTINGS_REPLY:
+                return new Reply.Settings(in.u32Raw("idle timeout seconds") & 0xffffffffL);
             case REPLICATION_QUEUED:
                 return new Reply.ReplicationQueued(in.u64("job id"));
             case REPLICATION_JOBS: {

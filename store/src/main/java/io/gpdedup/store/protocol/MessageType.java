@@ -21,6 +21,8 @@ public enum MessageType {
     DELETE_OBJECT(0x11),
     REPLICATE(0x12, ProtocolVersions.V2),
     REPLICATION_STATUS(0x13, ProtocolVersions.V2),
+    SYNC(0x14, ProtocolVersions.V3),
+    SETTINGS(0x15, ProtocolVersions.V3),
 
     OK(0x80),
     HELLO_OK(0x81),
@@ -37,6 +39,7 @@ public enum MessageType {
     GC_REPLY(0x8C),
     REPLICATION_QUEUED(0x8D, ProtocolVersions.V2),
     REPLICATION_JOBS(0x8E, ProtocolVersions.V2),
+    SETTINGS_REPLY(0x8F, ProtocolVersions.V3),
     ERROR(0xFF);
 
     private static final MessageType[] BY_CODE = new MessageType[256];

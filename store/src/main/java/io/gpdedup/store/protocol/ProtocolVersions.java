@@ -8,8 +8,10 @@ public final class ProtocolVersions {
     public static final int V1 = 1;
     /** Adds background replication: REPLICATE and REPLICATION_STATUS. */
     public static final int V2 = 2;
+    /** Adds what a client needs to ride out gaps and store restarts: SYNC and SETTINGS. */
+    public static final int V3 = 3;
     /** What this build offers in HELLO and accepts from it. */
-    public static final List<Integer> SUPPORTED = List.of(V1, V2);
+    public static final List<Integer> SUPPORTED = List.of(V1, V2, V3);
 
     private ProtocolVersions() {
     }

@@ -113,6 +113,20 @@ public sealed interface Reply extends Message {
         }
     }
 
+    /** @param idleTimeoutSeconds how long a connection may stay silent with nothing in flight before the server closes it */
+    record Settings(long idleTimeoutSeconds) implements Reply {
+        public Settings {
+            if (idleTimeoutSeconds < 0 || idleTimeoutSeconds > 0xffffffffL) {
+                throw new IllegalArgumentException("idle timeout " + idleTimeoutSeconds + " s is not a u32");
+            }
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.SETTINGS_REPLY;
+        }
+    }
+
     record GcResult(GcReport report) implements Reply {
         @Override
         public MessageType type() {

@@ -188,4 +188,20 @@ public sealed interface Request extends Message {
             return MessageType.PING;
         }
     }
+
+    /** Durability of every chunk the unit holds now (version 3). */
+    record Sync() implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.SYNC;
+        }
+    }
+
+    /** The server's settings a client adapts to (version 3). */
+    record GetSettings() implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.SETTINGS;
+        }
+    }
 }

@@ -64,6 +64,7 @@ public final class ConfigLoader {
         @JsonProperty("max-connections-per-address") Integer maxConnectionsPerAddress;
         @JsonProperty("max-pending-logins") Integer maxPendingLogins;
         @JsonProperty("disk-reserve-bytes") Long diskReserveBytes;
+        @JsonProperty("reconnect-grace-seconds") Integer reconnectGraceSeconds;
     }
 
     static final class UnitFile {
@@ -144,7 +145,8 @@ public final class ConfigLoader {
                             or(f.maxConnections, ConnectionLimits.AUTO),
                             or(f.maxConnectionsPerAddress, ConnectionLimits.AUTO),
                             or(f.maxPendingLogins, ConnectionLimits.DEFAULT_MAX_PENDING_LOGINS)),
-                    or(f.diskReserveBytes, EngineSettings.DEFAULT_DISK_RESERVE));
+                    or(f.diskReserveBytes, EngineSettings.DEFAULT_DISK_RESERVE),
+                    f.reconnectGraceSeconds == null ? StoreConfig.DEFAULT_RECONNECT_GRACE : Duration.ofSeconds(f.reconnectGraceSeconds));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }

@@ -30,7 +30,7 @@ final class ServerContext {
         this.throttle = throttle;
         this.refusals = refusals;
         this.gate = new RequestGate();
-        this.requests = new StoreRequests(metrics, executor, config.maxFrameBytes(), config.maxBatch(), replication);
+        this.requests = new StoreRequests(metrics, executor, config.maxFrameBytes(), config.maxBatch(), config.idleTimeout(), replication);
         this.channels = channels;
     }
 }

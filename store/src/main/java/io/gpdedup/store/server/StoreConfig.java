@@ -22,6 +22,9 @@ import java.util.Map;
  * @param replication how the background copies to other stores are retried
  * @param connectionLimits login timeout, connection caps and pending logins
  * @param diskReserveBytes free space new chunk data must leave on the data directory's file system; 0 = none
+ * @param reconnectGrace how long a backup lease outlives its lost connection, and how long after a start garbage
+ *     collection keeps the chunks the store started with: backups cut off by a network fault or a restart reconnect
+ *     within it (docs/protocol.md section 3.4); 0 = none
  */
 public record StoreConfig(
         String listenAddress,
@@ -40,7 +43,8 @@ public record StoreConfig(
         PutVerification verifyOnPut,
         ReplicationSettings replication,
         ConnectionLimits connectionLimits,
-        long diskReserveBytes) {
+        long diskReserveBytes,
+        Duration reconnectGrace) {
 
     public static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
     public static final int DEFAULT_PORT = 7411;
@@ -50,6 +54,8 @@ public record StoreConfig(
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(600);
     public static final int DEFAULT_ENGINE_THREADS = 8;
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(60);
+    /** Longer than the dedup plugin's default reconnect timeout (300 s). */
+    public static final Duration DEFAULT_RECONNECT_GRACE = Duration.ofSeconds(600);
     /** The smallest max frame that still carries a PUT of a 1 MiB chunk with room to spare. */
     public static final int MIN_MAX_FRAME_BYTES = 64 * 1024;
 
@@ -84,6 +90,10 @@ public record StoreConfig(
         if (diskReserveBytes < 0) {
             throw new IllegalArgumentException("disk-reserve-bytes " + diskReserveBytes + " is negative (0 = none)");
         }
+        java.util.Objects.requireNonNull(reconnectGrace, "reconnectGrace");
+        if (reconnectGrace.isNegative()) {
+            throw new IllegalArgumentException("reconnect-grace-seconds must not be negative");
+        }
         if (units.isEmpty()) {
             throw new IllegalArgumentException("no storage unit configured: nobody could log in");
         }
@@ -96,7 +106,7 @@ public record StoreConfig(
             Path applianceProfile) {
         this(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units,
                 applianceProfile, null, 0, PutVerification.SAMPLE, ReplicationSettings.DEFAULT, ConnectionLimits.defaults(),
-                EngineSettings.DEFAULT_DISK_RESERVE);
+                EngineSettings.DEFAULT_DISK_RESERVE, DEFAULT_RECONNECT_GRACE);
     }
 
     /** Defaults for everything but the data directory and the users. */
@@ -106,47 +116,51 @@ public record StoreConfig(
     }
 
     public StoreConfig withPort(int newPort) {
-        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
+        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
     }
 
     public StoreConfig withDataDir(Path newDataDir) {
-        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
+        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
     }
 
     public StoreConfig withMetricsPort(int newMetricsPort) {
-        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
+        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
     }
 
     public StoreConfig withIdleTimeout(Duration newIdleTimeout) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
     }
 
     public StoreConfig withLimits(int newMaxFrameBytes, int newMaxBatch) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
     }
 
     public StoreConfig withApplianceProfile(Path profile) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
     }
 
     public StoreConfig withTls(TlsSettings newTls) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
     }
 
     public StoreConfig withUnitCapacity(long bytes) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut, replication, connectionLimits, diskReserveBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
     }
 
     public StoreConfig withConnectionLimits(ConnectionLimits limits) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, limits, diskReserveBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, limits, diskReserveBytes, reconnectGrace);
     }
 
     public StoreConfig withDiskReserve(long bytes) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, bytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, bytes, reconnectGrace);
+    }
+
+    public StoreConfig withReconnectGrace(Duration grace) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, grace);
     }
 
     public StoreConfig withReplication(ReplicationSettings newReplication) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, newReplication, connectionLimits, diskReserveBytes);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, newReplication, connectionLimits, diskReserveBytes, reconnectGrace);
     }
 
     @Override
@@ -161,6 +175,7 @@ public record StoreConfig(
                 + (tls == null ? "" : ", tls-cert=" + tls.certFile() + ", tls-required=" + tls.required())
                 + (unitCapacityBytes == 0 ? "" : ", unit-capacity-bytes=" + unitCapacityBytes)
                 + ", verify-on-put=" + verifyOnPut + ", replication-retry=" + replication.retryDelay() + ".." + replication.maxRetryDelay()
-                + " x" + replication.maxAttempts() + ", " + connectionLimits + ", disk-reserve-bytes=" + diskReserveBytes + "]";
+                + " x" + replication.maxAttempts() + ", " + connectionLimits + ", disk-reserve-bytes=" + diskReserveBytes
+                + ", reconnect-grace=" + reconnectGrace + "]";
     }
 }

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The authenticated part of a connection: hands each request to the engine executor (ordered ones
  * through the connection's {@link OrderedQueue}), writes the replies, applies back-pressure by
- * pausing reads when too much is in flight, and aborts the connection's leases when it closes.
+ * pausing reads when too much is in flight, and aborts the connection's leases once the reconnect
+ * grace after it closed has passed.
  */
 final class StoreHandler extends ChannelInboundHandlerAdapter {
     /** Above either, the connection stops being read until half has been served. */
@@ -115,7 +116,7 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         // Behind everything this connection queued: a commit already running completes first.
         try {
             ordered.submit(() -> {
-                session.abortAll();
+                session.abortAllAfter(server.config.reconnectGrace(), ctx.channel().eventLoop(), server.executor);
                 return CompletableFuture.completedFuture(null);
             });
         } catch (RejectedExecutionException e) {

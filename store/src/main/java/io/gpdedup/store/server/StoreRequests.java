@@ -14,6 +14,7 @@ import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.replication.ReplicationQueue;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -38,13 +39,15 @@ final class StoreRequests {
     private final Executor executor;
     private final int maxFrame;
     private final int maxBatch;
+    private final Reply.Settings settings;
     private final ReplicationQueue replication;
 
-    StoreRequests(StoreMetrics metrics, Executor executor, int maxFrame, int maxBatch, ReplicationQueue replication) {
+    StoreRequests(StoreMetrics metrics, Executor executor, int maxFrame, int maxBatch, Duration idleTimeout, ReplicationQueue replication) {
         this.metrics = metrics;
         this.executor = executor;
         this.maxFrame = maxFrame;
         this.maxBatch = maxBatch;
+        this.settings = new Reply.Settings(Math.min(0xffffffffL, idleTimeout.toSeconds()));
         this.replication = replication;
     }
 
@@ -115,6 +118,11 @@ final class StoreRequests {
                 return DONE;
             case PING:
                 out.last(new Reply.Ok());
+                return DONE;
+            case SYNC:
+                return answerWhenDone(s.unit.sync(), request, out);
+            case SETTINGS:
+                out.last(settings);
                 return DONE;
             case REPLICATE:
                 out.last(new Reply.ReplicationQueued(replicate(s, (Request.Replicate) request)));
@@ -190,6 +198,14 @@ final class StoreRequests {
             } else {
                 out.last(errorFor(unwrap(e), c));
             }
+            return null;
+        }, executor);
+    }
+
+    /** OK once {@code work} has completed, or its error. */
+    private CompletionStage<Void> answerWhenDone(CompletableFuture<Void> work, Request request, ReplySink out) {
+        return work.handleAsync((v, e) -> {
+            out.last(e == null ? new Reply.Ok() : errorFor(unwrap(e), request));
             return null;
         }, executor);
     }

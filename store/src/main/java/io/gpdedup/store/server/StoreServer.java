@@ -88,6 +88,8 @@ public final class StoreServer {
                 .group(boss, workers)
                 .channel(channelType)
                 .option(ChannelOption.SO_BACKLOG, 256)
+                // A store restarted after a crash takes its port back although the old connections linger in TIME_WAIT.
+                .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .handler(new Admissions(limiter))
                 .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -82,7 +82,8 @@ public final class StoreService implements AutoCloseable {
 
     /** Opens (creating) the config's data directory with the engine settings the config asks for. */
     public static DiskStoreEngine openEngine(StoreConfig config) {
-        EngineSettings settings = EngineSettings.defaults().withVerifyOnPut(config.verifyOnPut()).withDiskReserveBytes(config.diskReserveBytes());
+        EngineSettings settings = EngineSettings.defaults().withVerifyOnPut(config.verifyOnPut()).withDiskReserveBytes(config.diskReserveBytes())
+                .withReconnectGrace(config.reconnectGrace());
         if (config.unitCapacityBytes() > 0) {
             settings = settings.withCapacityBytes(config.unitCapacityBytes());
         }

@@ -2,10 +2,15 @@ package io.gpdedup.store.server;
 
 import io.gpdedup.store.engine.BackupLease;
 import io.gpdedup.store.engine.StorageUnit;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -68,6 +73,29 @@ final class StoreSession {
 
     boolean closed() {
         return closed;
+    }
+
+    /**
+     * The connection is gone: its leases are aborted once {@code grace} has passed. Until then their
+     * pins keep garbage collection off the chunks they put or were told are present, which a client
+     * that lost the connection (a network fault, an idle close) asks about again on its new lease.
+     */
+    void abortAllAfter(Duration grace, ScheduledExecutorService timer, Executor executor) {
+        if (grace.isZero() || leases.isEmpty()) {
+            abortAll();
+            return;
+        }
+        try {
+            timer.schedule(() -> {
+                try {
+                    executor.execute(this::abortAll);
+                } catch (RejectedExecutionException stopping) {
+                    abortAll();
+                }
+            }, grace.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException stopping) {
+            abortAll();
+        }
     }
 
     /** Aborts every lease still open: nothing they wrote becomes visible. */

@@ -137,6 +137,11 @@ class ThrottledLeaseTest {
         }
 
         @Override
+        public CompletableFuture<Void> sync() {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
         public BackupLease beginBackup() {
             return new BackupLease() {
                 @Override

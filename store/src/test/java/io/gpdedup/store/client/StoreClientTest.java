@@ -55,7 +55,7 @@ class StoreClientTest {
         TestData data = TestData.random(codec.id() + 1, 300_000, 16_384, codec);
         String name = DIR + "gpbackup_0_20261123045500_" + codec;
         try (StoreClient client = store.connectA()) {
-            assertEquals(2, client.protocolVersion());
+            assertEquals(3, client.protocolVersion());
             try (BackupSession backup = client.beginBackup()) {
                 boolean[] missing = backup.missing(data.fingerprints()).join();
                 assertEquals(data.uploads.size(), missing.length);
@@ -231,7 +231,7 @@ class StoreClientTest {
     @Test
     void aLeaseBelongsToItsConnection() {
         try (StoreClient a = store.connectA(); StoreClient b = store.connectA(); BackupSession s = a.beginBackup()) {
-            BackupSession stolen = new BackupSession(b.connection(), s.leaseId());
+            BackupSession stolen = new BackupSession(b, new BackupSession.Lease(b.connection(), s.leaseId()));
             StoreServerException e = serverError(() -> stolen.missing(new Fingerprint[] {Fingerprint.parse("00".repeat(32))}).join());
             assertEquals(ErrorCode.BAD_REQUEST, e.code());
             assertTrue(e.getMessage().contains("no open lease"), e.getMessage());

@@ -30,6 +30,37 @@ class GarbageCollectionTest {
     Path dir;
 
     @Test
+    void aReopenedUnitKeepsTheChunksItOpenedWithForTheReconnectGrace() {
+        // A backup's chunks, put and never committed: its lease died with the store, and its client
+        // will reconnect and reference them.
+        byte[] orphan = TestObjects.data(4, 8 * 4096, false);
+        Fingerprint[] fps = new Fingerprint[8];
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            try (BackupLease lease = engine.unit("u1").beginBackup()) {
+                for (int i = 0; i < fps.length; i++) {
+                    fps[i] = Fingerprint.compute(orphan, i * 4096, 4096);
+                    lease.put(fps[i], Codec.NONE, 4096, Arrays.copyOfRange(orphan, i * 4096, (i + 1) * 4096));
+                }
+            }
+        }
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL.withReconnectGrace(java.time.Duration.ofHours(1)))) {
+            StorageUnit unit = engine.unit("u1");
+            GcReport kept = unit.collectGarbage();
+            assertEquals(0, kept.chunksRemoved(), kept.toString());
+            try (BackupLease lease = unit.beginBackup()) {
+                boolean[] missing = lease.missing(fps);
+                for (boolean m : missing) {
+                    assertFalse(m, "the reconnecting backup finds its chunks");
+                }
+            }
+        }
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            GcReport removed = engine.unit("u1").collectGarbage();
+            assertEquals(8, removed.chunksRemoved(), "without the grace the orphans go: " + removed);
+        }
+    }
+
+    @Test
     void containersMostlyLiveAreLeftAlone() {
         try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");

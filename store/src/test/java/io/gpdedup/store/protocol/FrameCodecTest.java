@@ -71,6 +71,8 @@ class FrameCodecTest {
                 new Request.Replicate(name + "/", new ReplicaTarget("dr-" + r.nextInt(), 1 + r.nextInt(65535), "unit", "üser", "dr/" + name),
                         "päss wörd"),
                 new Request.ReplicationStatus(),
+                new Request.Sync(),
+                new Request.GetSettings(),
                 new Reply.Ok(),
                 new Reply.HelloOk(1, FrameCodec.DEFAULT_MAX_FRAME, 65536),
                 new Reply.AuthOk(),
@@ -84,6 +86,7 @@ class FrameCodecTest {
                 new Reply.Stats(new UnitStats(1, 2, 3, 4, 5, 6)),
                 new Reply.VerifyResult(new VerifyReport(7, 8, 9, List.of("a", "b"), List.of("problem ü"))),
                 new Reply.GcResult(new GcReport(10, 11, 12, 13)),
+                new Reply.Settings(0xffffffffL - r.nextInt(1000)),
                 new Reply.ReplicationQueued(lease),
                 new Reply.ReplicationJobsPart(List.of(
                         new ReplicationJobStatus(lease, name + "/", new ReplicaTarget("::1", 7411, "u", "v", "dr/x/"),
@@ -219,9 +222,10 @@ class FrameCodecTest {
 
     @Test
     void versionChoiceIsTheHighestCommonOne() {
+        assertEquals(3, ProtocolVersions.choose(List.of(1, 2, 3, 7)).getAsInt());
         assertEquals(2, ProtocolVersions.choose(List.of(1, 2, 7)).getAsInt());
         assertEquals(1, ProtocolVersions.choose(List.of(1, 7)).getAsInt());
-        assertTrue(ProtocolVersions.choose(List.of(3, 4)).isEmpty());
+        assertTrue(ProtocolVersions.choose(List.of(4, 5)).isEmpty());
     }
 
     private static Frame decode(ByteBuffer wire) {

@@ -72,6 +72,11 @@ final class HoldingEngine implements StoreEngine {
             }
 
             @Override
+            public CompletableFuture<Void> sync() {
+                return u.sync();
+            }
+
+            @Override
             public Optional<Recipe> recipe(String objectName) {
                 return u.recipe(objectName);
             }

@@ -1,0 +1,154 @@
+package io.gpdedup.testsupport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A TCP relay on 127.0.0.1 in front of a real server, that can cut the network: {@link #cut} resets
+ * every connection it carries (both sides see a reset) and, for the given time, closes every new
+ * connection at once, as a cable pulled and plugged back in would. Its port stays the same.
+ */
+public final class FaultyRelay implements AutoCloseable {
+    private final ServerSocket server;
+    private final InetSocketAddress target;
+    private final List<Socket> open = new CopyOnWriteArrayList<>();
+    private final AtomicInteger cutConnections = new AtomicInteger();
+    private volatile long downUntilNanos;
+
+    private FaultyRelay(ServerSocket server, InetSocketAddress target) {
+        this.server = server;
+        this.target = target;
+    }
+
+    /** Listens on a free port of 127.0.0.1 and relays every connection to {@code target}. */
+    public static FaultyRelay start(InetSocketAddress target) throws IOException {
+        ServerSocket s = new ServerSocket();
+        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+        FaultyRelay relay = new FaultyRelay(s, target);
+        Thread t = new Thread(relay::accept, "faulty-relay-accept");
+        t.setDaemon(true);
+        t.start();
+        return relay;
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /** Resets every connection now and refuses new ones (accepted, then reset) for {@code down}. Returns how many it cut. */
+    public int cut(Duration down) {
+        downUntilNanos = System.nanoTime() + down.toNanos();
+        int n = 0;
+        for (Socket s : open) {
+            reset(s);
+            n++;
+        }
+        cutConnections.addAndGet(n);
+        return n;
+    }
+
+    /** Sockets cut so far: two per relayed connection. */
+    public int cutConnections() {
+        return cutConnections.get();
+    }
+
+    private void accept() {
+        while (!server.isClosed()) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                return;
+            }
+            if (System.nanoTime() - downUntilNanos < 0) {
+                reset(client);
+                continue;
+            }
+            Socket upstream = new Socket();
+            try {
+                upstream.connect(target, 10_000);
+            } catch (IOException e) {
+                reset(client);
+                reset(upstream);
+                continue;
+            }
+            open.add(client);
+            open.add(upstream);
+            pump(client, upstream);
+            pump(upstream, client);
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[64 << 10];
+            try {
+                InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream();
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    out.write(buf, 0, n);
+                }
+                // An orderly end passes on as one: what was written still arrives.
+                to.shutdownOutput();
+                if (from.isOutputShutdown()) {
+                    close(from);
+                    close(to);
+                }
+            } catch (IOException e) {
+                // Cut, or the other side went away: both sockets go.
+                reset(from);
+                reset(to);
+            }
+        }, "faulty-relay-pump");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void close(Socket s) {
+        open.remove(s);
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // Nothing left to do with it.
+        }
+    }
+
+    private void reset(Socket s) {
+        open.remove(s);
+        try {
+            if (!s.isClosed()) {
+                s.setSoLinger(true, 0);
+            }
+        } catch (IOException ignored) {
+            // Closed meanwhile.
+        }
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // Nothing left to do with it.
+        }
+    }
+
+    /** Stops listening and resets every connection. */
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // Closing is all there is.
+        }
+        for (Socket s : open) {
+            reset(s);
+        }
+    }
+}
