@@ -159,6 +159,11 @@ public final class DiskStoreEngine implements StoreEngine {
         return backend.describe();
     }
 
+    /** What keeps the units (for metrics and tests: a bucket's request counts). */
+    public StorageBackend backend() {
+        return backend;
+    }
+
     private static void closeQuietly(java.io.Closeable c) {
         if (c != null) {
             try {

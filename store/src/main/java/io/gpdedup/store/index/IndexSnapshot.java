@@ -39,7 +39,10 @@ public final class IndexSnapshot {
         return 8 + 4 + 12L * containers + 8 + 44L * index.size() + 4;
     }
 
-    /** Writes durably (temp, fsync, rename, fsync dir). The covered lengths must already be fsynced. */
+    /**
+     * Writes durably (temp, fsync, rename, fsync dir) the entries of the covered containers (all
+     * of them, locally; with a bucket, those already uploaded). The covered lengths must already be durable.
+     */
     public static void write(Path file, ChunkIndex index, Map<Integer, Long> covered) throws IOException {
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
         CRC32C crc = new CRC32C();
@@ -52,10 +55,16 @@ public final class IndexSnapshot {
                 out.writeInt(e.getKey());
                 out.writeLong(e.getValue());
             }
-            out.writeLong(index.size());
+            long[] entries = new long[1];
+            index.forEach((slot, container, offset, length) -> {
+                if (covered.containsKey(container)) {
+                    entries[0]++;
+                }
+            });
+            out.writeLong(entries[0]);
             IOException[] failure = new IOException[1];
             index.forEach((slot, container, offset, length) -> {
-                if (failure[0] != null) {
+                if (failure[0] != null || !covered.containsKey(container)) {
                     return;
                 }
                 try {

@@ -50,7 +50,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  */
 public final class Bucket implements AutoCloseable {
     /** Attempts per request (first try included) before a failure is reported. */
-    static final int MAX_ATTEMPTS = 8;
+    static final int MAX_ATTEMPTS = 6;
+    /** Attempts of a request that must answer soon (a start's check, a lease renewal), and how long it may take in all. */
+    private static final int QUICK_ATTEMPTS = 3;
+    private static final Duration QUICK_LIMIT = Duration.ofSeconds(5);
     private static final int MAX_CONNECTIONS = 64;
     private static final int DELETERS = 8;
 
@@ -63,6 +66,7 @@ public final class Bucket implements AutoCloseable {
     }
 
     private final S3Client s3;
+    private final S3Client quickClient;
     private final S3Settings settings;
     private final RequestCounters counters;
     private final ExecutorService deleters = Executors.newFixedThreadPool(DELETERS, r -> {
@@ -72,8 +76,12 @@ public final class Bucket implements AutoCloseable {
     });
     private volatile Boolean conditionalWrites;
 
-    private Bucket(S3Client s3, S3Settings settings, RequestCounters counters) {
+    private final boolean owner;
+
+    private Bucket(S3Client s3, S3Client quickClient, S3Settings settings, RequestCounters counters, boolean owner) {
+        this.owner = owner;
         this.s3 = s3;
+        this.quickClient = quickClient;
         this.settings = settings;
         this.counters = counters;
     }
@@ -81,11 +89,21 @@ public final class Bucket implements AutoCloseable {
     /** A client for the settings' bucket; nothing is sent until the first request ({@link #check()}). */
     public static Bucket open(S3Settings settings) {
         RequestCounters counters = new RequestCounters();
-        return new Bucket(client(settings, counters, MAX_ATTEMPTS), settings, counters);
+        S3Client quick = client(settings, counters, QUICK_ATTEMPTS, QUICK_LIMIT);
+        return new Bucket(client(settings, counters, MAX_ATTEMPTS, null), quick, settings, counters, true);
     }
 
-    private static S3Client client(S3Settings settings, RequestCounters counters, int attempts) {
-        Duration timeout = Duration.ofSeconds(settings.requestTimeoutSeconds());
+    /**
+     * The same bucket through a client that gives up sooner: for a lease, whose renewal must not
+     * hang on one request while its time runs out (the next renewal is a new chance).
+     */
+    public Bucket quick() {
+        return new Bucket(quickClient, quickClient, settings, counters, false);
+    }
+
+    private static S3Client client(S3Settings settings, RequestCounters counters, int attempts, Duration callLimit) {
+        Duration timeout = Duration.ofSeconds(callLimit == null ? settings.requestTimeoutSeconds()
+                : Math.min(settings.requestTimeoutSeconds(), callLimit.getSeconds()));
         S3ClientBuilder b = S3Client.builder()
                 .region(Region.of(settings.region()))
                 .forcePathStyle(settings.pathStyle())
@@ -104,8 +122,9 @@ public final class Bucket implements AutoCloseable {
                                 .maxAttempts(attempts)
                                 .circuitBreakerEnabled(false)
                                 .backoffStrategy(BackoffStrategy.exponentialDelay(Duration.ofMillis(100), Duration.ofSeconds(5)))
-                                .throttlingBackoffStrategy(BackoffStrategy.exponentialDelay(Duration.ofMillis(500), Duration.ofSeconds(10)))
+                                .throttlingBackoffStrategy(BackoffStrategy.exponentialDelay(Duration.ofMillis(500), Duration.ofSeconds(5)))
                                 .build())
+                        .apiCallTimeout(callLimit)
                         .addExecutionInterceptor(counters));
         if (settings.endpoint() != null) {
             b.endpointOverride(settings.endpoint());
@@ -131,17 +150,17 @@ public final class Bucket implements AutoCloseable {
      * know before it serves anything. Tried a few times only: a start should fail fast.
      */
     public void check() throws BucketException {
-        try (S3Client quick = client(settings, counters, 2)) {
-            quick.listObjectsV2(r -> r.bucket(settings.bucket()).prefix(settings.prefix()).maxKeys(1));
+        try {
+            quickClient.listObjectsV2(r -> r.bucket(settings.bucket()).prefix(settings.prefix()).maxKeys(1));
         } catch (SdkException e) {
             throw failure("list " + settings.describe(), e);
         }
     }
 
-    /** Writes an object from memory with its Content-MD5. */
-    public void put(String key, byte[] data) throws BucketException {
+    /** Writes an object from memory with its Content-MD5; returns its ETag. */
+    public String put(String key, byte[] data) throws BucketException {
         byte[] md5 = md5(data);
-        put(key, md5, PutObjectRequest.builder(), RequestBody.fromBytes(data));
+        return put(key, md5, PutObjectRequest.builder(), RequestBody.fromBytes(data));
     }
 
     /** Writes an object from a file (its whole content) with its Content-MD5. */
@@ -389,6 +408,11 @@ public final class Bucket implements AutoCloseable {
         return etag.startsWith("\"") ? etag : "\"" + etag + "\"";
     }
 
+    /** The ETag a single-part upload of {@code data} gets from a server that does not encrypt it. */
+    static String md5Hex(byte[] data) {
+        return HexFormat.of().formatHex(md5(data));
+    }
+
     static byte[] md5(byte[] data) {
         MessageDigest md = newMd5();
         md.update(data);
@@ -418,6 +442,10 @@ public final class Bucket implements AutoCloseable {
     @Override
     public void close() {
         deleters.shutdownNow();
+        if (!owner) {
+            return; // a view: the bucket it came from closes the clients
+        }
         s3.close();
+        quickClient.close();
     }
 }

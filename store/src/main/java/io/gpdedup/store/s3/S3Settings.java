@@ -42,8 +42,8 @@ public record S3Settings(URI endpoint, String region, String bucket, String pref
         if (cacheBytes < 0) {
             throw new IllegalArgumentException("cache-bytes must not be negative");
         }
-        if (leaseSeconds < 3 || leaseSeconds > 3600) {
-            throw new IllegalArgumentException("lease-seconds must be between 3 and 3600, not " + leaseSeconds);
+        if (leaseSeconds < 6 || leaseSeconds > 3600) {
+            throw new IllegalArgumentException("lease-seconds must be between 6 and 3600, not " + leaseSeconds);
         }
         if (requestTimeoutSeconds < 1 || requestTimeoutSeconds > 3600) {
             throw new IllegalArgumentException("request-timeout-seconds must be between 1 and 3600, not " + requestTimeoutSeconds);
