@@ -192,6 +192,8 @@ final class GarbageCollector {
         }
         containers.remove(ids);
         swept += batch.size();
+        // A durable container takes no more appends (in a bucket it is an immutable object): the next batch starts a new one.
+        out = null;
         clearBatch();
     }
 

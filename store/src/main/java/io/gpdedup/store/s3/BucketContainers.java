@@ -58,6 +58,7 @@ final class BucketContainers implements ContainerStore {
         volatile Container spool; // while the local file exists
         volatile long size;
         volatile long dataStart;
+        volatile boolean sealed; // takes no more appends: may be uploaded
         volatile boolean remote; // its object and index object are in the bucket
         CompletableFuture<Void> upload; // guarded by BucketContainers.this
 
@@ -317,11 +318,12 @@ final class BucketContainers implements ContainerStore {
         if (active != null) {
             Slot s = slots.get(active.id());
             active = null;
+            s.sealed = true;
             startUpload(s);
         }
     }
 
-    /** Caller holds this. */
+    /** Caller holds this; the slot is sealed. */
     private CompletableFuture<Void> startUpload(Slot s) {
         if (s.upload == null || s.upload.isCompletedExceptionally()) {
             s.upload = CompletableFuture.runAsync(() -> upload(s), uploads);
@@ -388,7 +390,14 @@ final class BucketContainers implements ContainerStore {
         if (!s.remote) {
             throw new GoneException(id);
         }
-        return cache.read(unit, id, new ReadCache.Source(bucket, keys.container(id), s.size), offset, length);
+        try {
+            return cache.read(unit, id, new ReadCache.Source(bucket, keys.container(id), s.size), offset, length);
+        } catch (IOException e) {
+            if (slots.get(id) != s) {
+                throw new GoneException(id); // removed by garbage collection while being read: the index points at the copy
+            }
+            throw e;
+        }
     }
 
     @Override
@@ -397,7 +406,8 @@ final class BucketContainers implements ContainerStore {
         synchronized (this) {
             sealActive();
             for (Slot s : slots.values()) {
-                if (!s.remote && s.spool != null) {
+                // Not garbage collection's copies while it still fills them: the index points at them only once they are uploaded.
+                if (s.sealed && !s.remote && s.spool != null) {
                     waits.add(startUpload(s));
                 }
             }
@@ -468,6 +478,7 @@ final class BucketContainers implements ContainerStore {
                 Slot s = slots.get(c.id());
                 totalBytes.addAndGet(c.size() - s.size);
                 s.size = c.size();
+                s.sealed = true;
                 waits.add(startUpload(s));
             }
         }
@@ -515,14 +526,15 @@ final class BucketContainers implements ContainerStore {
         List<String> indexKeys = new ArrayList<>();
         List<String> containerKeys = new ArrayList<>();
         for (Slot s : doomed) {
+            // Gone for readers first: one that fails on a deleted object then looks its chunk up again.
+            slots.remove(s.id);
+            totalBytes.addAndGet(-s.size);
             indexKeys.add(keys.containerIndex(s.id));
             containerKeys.add(keys.container(s.id));
         }
         bucket.deleteAll(indexKeys);
         bucket.deleteAll(containerKeys);
         for (Slot s : doomed) {
-            slots.remove(s.id);
-            totalBytes.addAndGet(-s.size);
             dropSpoolFile(s);
             cache.drop(unit, s.id);
         }
