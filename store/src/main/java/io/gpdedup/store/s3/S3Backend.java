@@ -72,12 +72,13 @@ public final class S3Backend implements StorageBackend {
     static S3Backend open(Path dataDir, EngineSettings settings, S3Settings s3) throws IOException {
         Bucket bucket = Bucket.open(s3);
         try {
+            boolean conditional;
             try {
                 bucket.check();
+                conditional = bucket.conditionalWrites();
             } catch (BucketException e) {
                 throw new BucketUnavailableException("storage: " + e.getMessage(), e);
             }
-            boolean conditional = bucket.conditionalWrites();
             Files.createDirectories(s3.cacheDir());
             ReadCache cache = ReadCache.open(s3.cacheDir().resolve("read"), s3.cacheBytes());
             DiskSpace space = DiskSpace.of(s3.cacheDir(), settings.diskReserveBytes());

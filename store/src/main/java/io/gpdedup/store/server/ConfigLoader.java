@@ -64,6 +64,7 @@ public final class ConfigLoader {
         @JsonProperty("max-connections-per-address") Integer maxConnectionsPerAddress;
         @JsonProperty("max-pending-logins") Integer maxPendingLogins;
         @JsonProperty("disk-reserve-bytes") Long diskReserveBytes;
+        @JsonProperty("storage") StorageSection.StorageFile storage;
     }
 
     static final class UnitFile {
@@ -144,7 +145,8 @@ public final class ConfigLoader {
                             or(f.maxConnections, ConnectionLimits.AUTO),
                             or(f.maxConnectionsPerAddress, ConnectionLimits.AUTO),
                             or(f.maxPendingLogins, ConnectionLimits.DEFAULT_MAX_PENDING_LOGINS)),
-                    or(f.diskReserveBytes, EngineSettings.DEFAULT_DISK_RESERVE));
+                    or(f.diskReserveBytes, EngineSettings.DEFAULT_DISK_RESERVE),
+                    StorageSection.parse(f.storage, source, base, dataDir));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }
@@ -223,6 +225,9 @@ public final class ConfigLoader {
         }
         if (type == UnitFile.class) {
             return "a mapping with 'users'";
+        }
+        if (type == StorageSection.StorageFile.class) {
+            return "a mapping with 'type' and, for s3, 'bucket'";
         }
         if (Map.class.isAssignableFrom(type) || type == ConfigFile.class) {
             return "a mapping of keys to values";
