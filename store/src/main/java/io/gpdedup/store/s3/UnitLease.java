@@ -1,8 +1,14 @@
 package io.gpdedup.store.s3;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.Map;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -33,7 +39,7 @@ import java.util.logging.Logger;
 final class UnitLease {
     private static final Logger LOG = Logger.getLogger(UnitLease.class.getName());
     static final long SETTLE_MILLIS = 2000;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonFactory JSON = new JsonFactory();
 
     /** The lease object's content. */
     record Holder(String store, String host, long pid, String token, int leaseSeconds, long renewal) {
@@ -196,18 +202,44 @@ final class UnitLease {
         lostTo = "this store gave it back";
     }
 
+    /** A small JSON object, readable with any S3 tool: {@code {"store":..,"host":..,"pid":..,"token":..,"leaseSeconds":..,"renewal":..}}. */
     private synchronized byte[] encode() {
-        try {
-            return JSON.writeValueAsBytes(new Holder(me.id(), me.host(), me.pid(), token, leaseSeconds, renewals++));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("store", me.id());
+            g.writeStringField("host", me.host());
+            g.writeNumberField("pid", me.pid());
+            g.writeStringField("token", token);
+            g.writeNumberField("leaseSeconds", leaseSeconds);
+            g.writeNumberField("renewal", renewals++);
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
+        return out.toByteArray();
     }
 
+    /** The holder a lease object names, or {@code null} when it is not one of ours. */
     private static Holder parse(byte[] b) {
-        try {
-            return JSON.readValue(b, Holder.class);
-        } catch (IOException e) {
+        Map<String, String> fields = new HashMap<>();
+        try (JsonParser p = JSON.createParser(b)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                fields.put(name, p.getValueAsString());
+            }
+            String store = fields.get("store");
+            String tok = fields.get("token");
+            if (store == null || tok == null) {
+                return null;
+            }
+            return new Holder(store, fields.getOrDefault("host", "?"), Long.parseLong(fields.getOrDefault("pid", "0")), tok,
+                    Integer.parseInt(fields.getOrDefault("leaseSeconds", "0")), Long.parseLong(fields.getOrDefault("renewal", "0")));
+        } catch (IOException | NumberFormatException e) {
             return null;
         }
     }
