@@ -1,5 +1,9 @@
 package io.gpdedup.store.s3;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,8 +16,12 @@ import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 /**
  * Requests sent to the bucket, by operation (PutObject, GetObject, ListObjectsV2, ...), every
  * attempt counted, retries included: what a provider bills, and what docs/s3.md reports per GiB.
+ * Exposed as {@code gpdedup_store_bucket_requests_total{operation}} on the metrics endpoint.
  */
-public final class RequestCounters implements ExecutionInterceptor {
+public final class RequestCounters implements ExecutionInterceptor, MeterBinder {
+    /** The operations the store sends. */
+    static final List<String> OPERATIONS = List.of("PutObject", "GetObject", "ListObjectsV2", "DeleteObject");
+
     private final Map<String, LongAdder> attempts = new ConcurrentHashMap<>();
 
     @Override
@@ -27,6 +35,14 @@ public final class RequestCounters implements ExecutionInterceptor {
         Map<String, Long> m = new TreeMap<>();
         attempts.forEach((k, v) -> m.put(k, v.sum()));
         return m;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (String op : OPERATIONS) {
+            FunctionCounter.builder("gpdedup.store.bucket.requests", this, c -> c.of(op))
+                    .description("requests sent to the bucket, retries included").tag("operation", op).register(registry);
+        }
     }
 
     public long of(String operation) {

@@ -54,6 +54,9 @@ public final class StoreService implements AutoCloseable {
                 // Opens (or creates) every configured unit now, so a bad unit name fails the start, not a login.
                 metrics.watchUnit(engine.unit(unit));
             }
+            if (engine instanceof DiskStoreEngine d && d.backend() instanceof S3Backend bucket) {
+                metrics.register(bucket.requests());
+            }
             replication = ReplicationQueue.start(engine.dataDirectory(), engine, config.replication());
             metrics.register(replication);
             server = StoreServer.start(engine, config, metrics, replication);
