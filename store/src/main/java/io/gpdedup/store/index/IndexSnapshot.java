@@ -107,10 +107,10 @@ public final class IndexSnapshot {
                 covered.put(in.readInt(), in.readLong());
             }
             long e = in.readLong();
-            if (e < 0 || e > Integer.MAX_VALUE) {
-                return null;
+            if (e < 0 || e > Integer.MAX_VALUE || e > Files.size(file) / 44) {
+                return null; // damaged: more entries than the file could hold (and never a table sized for them)
             }
-            ChunkIndex index = new ChunkIndex();
+            ChunkIndex index = new ChunkIndex(e); // sized up front: the entries come in hash order
             byte[] fp = new byte[Fingerprint.LENGTH];
             for (long i = 0; i < e; i++) {
                 in.readFully(fp);
