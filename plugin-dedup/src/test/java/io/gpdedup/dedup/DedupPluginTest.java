@@ -23,11 +23,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The dedup plugin in-process against a real store server over loopback. */
+/** The dedup plugin in-process against a real store server over loopback, its units on local disk and in a bucket. */
+@ParameterizedClass
+@EnumSource(StoreServer.Backend.class)
 class DedupPluginTest {
+    @Parameter
+    StoreServer.Backend backend;
     @TempDir
     Path dir;
     private StoreServer store;
@@ -38,7 +45,7 @@ class DedupPluginTest {
 
     @BeforeEach
     void start() {
-        store = StoreServer.start(dir.resolve("store"));
+        store = StoreServer.start(dir.resolve("store"), backend);
     }
 
     @AfterEach
@@ -180,15 +187,17 @@ class DedupPluginTest {
         store.close();
         // Flip one byte in the middle of the container's data: a payload byte of some chunk.
         Path container;
-        try (Stream<Path> files = Files.walk(dir.resolve("store"))) {
+        Path where = backend == StoreServer.Backend.S3 ? StoreServer.objectFile(dir.resolve("store"), "units") : dir.resolve("store");
+        try (Stream<Path> files = Files.walk(where)) {
             container = files.filter(Files::isRegularFile).filter(p -> p.toString().contains("container"))
+                    .filter(p -> p.toString().endsWith(".ctr"))
                     .max((a, b2) -> Long.compare(a.toFile().length(), b2.toFile().length())).orElseThrow();
         }
         byte[] bytes = Files.readAllBytes(container);
         int at = bytes.length / 2;
         bytes[at] ^= 0x5a;
         Files.write(container, bytes);
-        store = StoreServer.start(dir.resolve("store"));
+        store = StoreServer.start(dir.resolve("store"), backend);
         cfg = config("  compression: none\n");
         Result r = run(InputStream.nullInputStream(), "restore_data", cfg.toString(), k);
         assertNotEquals(0, r.status(), "restore of damaged data must fail");
@@ -255,7 +264,7 @@ class DedupPluginTest {
         Result r = run(InputStream.nullInputStream(), "setup_plugin_for_backup", cfg.toString(), dir.toString(), "master", "\"-1\"");
         assertEquals(1, r.status());
         assertTrue(r.err().contains("cannot reach gpdedup-store at 127.0.0.1:"), r.err());
-        store = StoreServer.start(dir.resolve("store"));
+        store = StoreServer.start(dir.resolve("store"), backend);
     }
 
     @Test

@@ -2,7 +2,8 @@ package io.gpdedup.dedup;
 
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.s3.S3Settings;
+import io.gpdedup.testsupport.S3Server;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.store.server.StoreConfig;
 import io.gpdedup.store.server.StoreService;
@@ -10,9 +11,20 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 
-/** A real gpdedup-store on 127.0.0.1 and an ephemeral port, its data under a test's temp dir. */
+/**
+ * A real gpdedup-store on 127.0.0.1 and an ephemeral port, its data under a test's temp dir, or
+ * its units in a bucket of the test JVM's S3 server (one bucket per data directory, so a restart
+ * on the same directory finds its data again).
+ */
 final class StoreServer implements AutoCloseable {
+    /** Where the store keeps its units. */
+    enum Backend { LOCAL, S3 }
+
+    private static final java.util.Map<Path, String> BUCKETS = new java.util.concurrent.ConcurrentHashMap<>();
+
     static final String UNIT = "unit1";
     static final String USER = "backup";
     static final String PASSWORD = "s3cret";
@@ -26,13 +38,28 @@ final class StoreServer implements AutoCloseable {
     }
 
     static StoreServer start(Path dataDir) {
+        return start(dataDir, Backend.LOCAL);
+    }
+
+    static StoreServer start(Path dataDir, Backend backend) {
         StoreConfig cfg = StoreConfig.defaults(dataDir, Map.of(UNIT, Map.of(USER, PasswordHash.create(PASSWORD.toCharArray(), 1_000))))
                 .withPort(0);
+        if (backend == Backend.S3) {
+            S3Server server = S3Server.shared();
+            String bucket = BUCKETS.computeIfAbsent(dataDir.toAbsolutePath(), d -> server.newBucket("plugin"));
+            cfg = cfg.withStorage(S3Settings.of(server.endpoint(), bucket, "", dataDir.resolveSibling(dataDir.getFileName() + "-cache"))
+                    .withCredentials(StaticCredentialsProvider.create(AwsBasicCredentials.create(S3Server.IDENTITY, S3Server.CREDENTIAL))));
+        }
         try {
-            return new StoreServer(StoreService.start(cfg, DiskStoreEngine.open(dataDir)), dataDir);
+            return new StoreServer(StoreService.start(cfg, StoreService.openEngine(cfg)), dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The file of the S3 server that holds the bucket object {@code key} of this store's data directory (S3 only). */
+    static Path objectFile(Path dataDir, String key) {
+        return S3Server.shared().bucketDirectory(BUCKETS.get(dataDir.toAbsolutePath())).resolve(key);
     }
 
     int port() {

@@ -32,7 +32,8 @@ public final class CompareCommand implements Callable<Integer> {
     static final long QUICK_SIZE = 128 * ByteSize.MIB;
     /** JDK 25's CPU-time sampler sees threads in native code (zstd, socket I/O) too; older JDKs ignore unknown events. */
     static final String CPU_TIME_SAMPLES = "jdk.CPUTimeSample#enabled=true";
-    static final List<String> ALL_TOOLS = List.of(Report.GPDEDUP, Report.RESTIC, Report.BORG);
+    static final List<String> ALL_TOOLS = List.of(Report.GPDEDUP, Report.RESTIC, Report.BORG, Report.GPDEDUP_S3);
+    static final List<String> DEFAULT_TOOLS = List.of(Report.GPDEDUP, Report.RESTIC, Report.BORG);
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -46,8 +47,16 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--rounds", paramLabel = "N", description = "rounds, each with fresh repositories (default 2; --quick: 1)")
     Integer rounds;
 
-    @Option(names = "--tools", split = ",", paramLabel = "TOOL", description = "tools to run (default gpdedup,restic,borg)")
-    List<String> tools = new ArrayList<>(ALL_TOOLS);
+    @Option(names = "--tools", split = ",", paramLabel = "TOOL", description = "tools to run (default gpdedup,restic,borg); gpdedup-s3 is "
+            + "gpdedup with the store's units in a bucket (--s3-endpoint), compared with gpdedup on local disk")
+    List<String> tools = new ArrayList<>(DEFAULT_TOOLS);
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL", description = "for gpdedup-s3: the S3 server (e.g. scripts/s3proxy's), "
+            + "its credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+    String s3Endpoint;
+
+    @Option(names = "--s3-bucket", paramLabel = "NAME", description = "for gpdedup-s3: an existing bucket (default gpdedup); each round uses a prefix of its own")
+    String s3Bucket = "gpdedup";
 
     @Option(names = "--work-dir", paramLabel = "DIR", description = "parent of the scratch directory; on a real disk, not tmpfs (default /var/tmp)")
     Path workDir = Path.of("/var/tmp");
@@ -104,10 +113,14 @@ public final class CompareCommand implements Callable<Integer> {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "unknown tool '" + t + "'; tools are " + ALL_TOOLS);
             }
         }
+        if (tools.contains(Report.GPDEDUP_S3) && s3Endpoint == null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "gpdedup-s3 needs --s3-endpoint (start one with scripts/s3proxy)");
+        }
         List<String> runTools = profile != null ? List.of(Report.GPDEDUP) : List.copyOf(tools);
         List<Step> steps = profile != null ? List.of(Step.FIRST, Step.REPEAT, Step.RESTORE) : List.of(Step.values());
-        Path home = !runTools.contains(Report.GPDEDUP) ? null : dist != null ? dist : installation();
-        GpdedupCommands commands = runTools.contains(Report.GPDEDUP) ? GpdedupCommands.installed(home) : null;
+        boolean gpdedup = runTools.contains(Report.GPDEDUP) || runTools.contains(Report.GPDEDUP_S3);
+        Path home = !gpdedup ? null : dist != null ? dist : installation();
+        GpdedupCommands commands = gpdedup ? GpdedupCommands.installed(home) : null;
         if (profile != null) {
             Files.createDirectories(profile);
         }
@@ -191,6 +204,8 @@ public final class CompareCommand implements Callable<Integer> {
                     agent, timeoutSeconds);
             case Report.RESTIC -> new ResticTool(dir, logs, timeoutSeconds);
             case Report.BORG -> new BorgTool(dir, logs, borgEncryption, timeoutSeconds);
+            case Report.GPDEDUP_S3 -> new GpdedupTool(commands, dir, logs, pluginOptions, direct, null, agent, timeoutSeconds,
+                    new GpdedupTool.Bucket(s3Endpoint, s3Bucket, "bench-" + System.currentTimeMillis() + "-" + dir.getParent().getFileName() + "/"));
             default -> throw new IllegalArgumentException("unknown tool " + name);
         };
     }

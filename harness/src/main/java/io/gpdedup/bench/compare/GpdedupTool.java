@@ -25,6 +25,10 @@ import java.util.Map;
  * step through {@code jcmd}; the agent is then started before the first step, so that it is recorded.
  */
 final class GpdedupTool implements BackupTool {
+    /** Where a store on S3 keeps its units: an existing bucket of an S3 server, under a prefix of this run's own. */
+    record Bucket(String endpoint, String name, String prefix) {
+    }
+
     static final String DIRECTORY = "bench";
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyyMMddHHmmss");
     private static final LocalDateTime FIRST = LocalDateTime.of(2026, 1, 1, 1, 0);
@@ -38,6 +42,7 @@ final class GpdedupTool implements BackupTool {
     private final long timeoutSeconds;
     private final String agentMode;
     private final Map<String, String> keys = new HashMap<>();
+    private final Bucket bucket;
     private Path agentDir;
     private StoreProcess store;
     private WireCounter wire;
@@ -49,6 +54,13 @@ final class GpdedupTool implements BackupTool {
      */
     GpdedupTool(GpdedupCommands commands, Path dir, Path logs, Map<String, String> pluginOptions, boolean direct, Path profileDir,
             String agentMode, long timeoutSeconds) {
+        this(commands, dir, logs, pluginOptions, direct, profileDir, agentMode, timeoutSeconds, null);
+    }
+
+    /** As above, the store keeping its units in {@code bucket} when it is not null. */
+    GpdedupTool(GpdedupCommands commands, Path dir, Path logs, Map<String, String> pluginOptions, boolean direct, Path profileDir,
+            String agentMode, long timeoutSeconds, Bucket bucket) {
+        this.bucket = bucket;
         this.agentMode = agentMode;
         this.commands = commands;
         this.dir = dir;
@@ -61,7 +73,7 @@ final class GpdedupTool implements BackupTool {
 
     @Override
     public String name() {
-        return "gpdedup";
+        return bucket == null ? Report.GPDEDUP : Report.GPDEDUP_S3;
     }
 
     @Override
@@ -77,14 +89,20 @@ final class GpdedupTool implements BackupTool {
                 + " (zstd level 1 unless set, chunks 16/64/256 KiB), no encryption; store with the demo config on 127.0.0.1, "
                 + (direct ? "plugin connected directly" : "plugin connected through a byte-counting relay")
                 + "; GPDEDUP_AGENT " + (agentMode == null ? "unset (launcher default: on)" : agentMode)
-                + ", a host agent of its own per round, started by the first call; " + commands.description();
+                + ", a host agent of its own per round, started by the first call; " + commands.description()
+                + (bucket == null ? "" : "; units in bucket " + bucket.name() + " at " + bucket.endpoint() + " (prefix " + bucket.prefix()
+                    + "), cache 1 GiB; its repository size is the store's physical bytes");
     }
 
     @Override
     public void open() throws IOException {
         Files.createDirectories(dir);
         Files.createDirectories(logs);
-        store = StoreProcess.start(commands, dir.resolve("home"), logs.resolve("gpdedup-store.log"), timeoutSeconds);
+        if (bucket != null) {
+            StoreProcess.writeBucketConfig(dir.resolve("home"), bucket.endpoint(), bucket.name(), bucket.prefix());
+        }
+        store = StoreProcess.start(commands, dir.resolve("home"), logs.resolve("gpdedup-store-" + name() + ".log"), timeoutSeconds,
+                bucket != null);
         int port = store.port();
         if (!direct) {
             wire = new WireCounter(port);
@@ -183,6 +201,7 @@ final class GpdedupTool implements BackupTool {
         cmd.addAll(List.of("backup_data", config.toString(), key));
         long up0 = wire == null ? -1 : wire.bytesToServer();
         long cpu0 = store.cpuNanos();
+        Map<String, Long> req0 = store.bucketRequests();
         startRecording(snapshot);
         Measured m = call(snapshot, () -> unchecked(() -> ToolRun.run(cmd, pluginEnv(), stream.path(),
                 logs.resolve("gpdedup-" + snapshot + ".log"), timeoutSeconds)));
@@ -199,7 +218,7 @@ final class GpdedupTool implements BackupTool {
         if (line.bytes() != stream.length()) {
             throw new IOException("the plugin stored " + line.bytes() + " bytes of a " + stream.length() + "-byte stream");
         }
-        return new StepResult(m, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, up, line.sentBytes());
+        return new StepResult(m, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, up, line.sentBytes(), since(req0));
     }
 
     @Override
@@ -211,17 +230,25 @@ final class GpdedupTool implements BackupTool {
         List<String> cmd = new ArrayList<>(commands.plugin());
         cmd.addAll(List.of("restore_data", config.toString(), key));
         long cpu0 = store.cpuNanos();
+        Map<String, Long> req0 = store.bucketRequests();
         startRecording("restore-" + snapshot);
         Measured m = call("restore", () -> unchecked(() -> ToolRun.runHashingOutput(cmd, pluginEnv(),
                 logs.resolve("gpdedup-restore-" + snapshot + ".log"), timeoutSeconds)));
         long cpu1 = store.cpuNanos();
         stopRecording("restore-" + snapshot);
-        return new StepResult(m, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, -1, -1);
+        return new StepResult(m, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, -1, -1, since(req0));
+    }
+
+    /** Bucket requests since {@code before}, by operation. */
+    private Map<String, Long> since(Map<String, Long> before) throws IOException {
+        Map<String, Long> out = new HashMap<>();
+        store.bucketRequests().forEach((op, n) -> out.put(op, n - before.getOrDefault(op, 0L)));
+        return out;
     }
 
     @Override
     public long repositoryBytes() throws IOException {
-        return ToolRun.diskUsage(store.dataDirectory());
+        return bucket != null ? store.physicalBytes() : ToolRun.diskUsage(store.dataDirectory());
     }
 
     /** Stored chunk payloads as the store counts them. */

@@ -15,6 +15,8 @@ final class Report {
     static final String GPDEDUP = "gpdedup";
     static final String RESTIC = "restic";
     static final String BORG = "borg";
+    /** gpdedup with the store's units in an S3 bucket (docs/s3.md), compared with {@link #GPDEDUP} on local disk. */
+    static final String GPDEDUP_S3 = "gpdedup-s3";
 
     private final StreamSet streams;
     private final List<String> tools;
@@ -84,7 +86,16 @@ final class Report {
         row(s, "first backup, client CPU s", Step.FIRST, o -> o.result().run().cpuNanos() / 1e9, "%.2f");
         row(s, "repeat backup, client CPU s", Step.REPEAT, o -> o.result().run().cpuNanos() / 1e9, "%.2f");
         row(s, "restore, client CPU s", Step.RESTORE, o -> o.result().run().cpuNanos() / 1e9, "%.2f");
+        if (tools.contains(GPDEDUP_S3)) {
+            row(s, "first backup: PUTs per GiB of stream", Step.FIRST, o -> perGiB(o, "PutObject"), "%.1f");
+            row(s, "repeat backup: PUTs", Step.REPEAT, o -> o.result().requests("PutObject"), "%.0f");
+            row(s, "restore: GETs per GiB restored", Step.RESTORE, o -> perGiB(o, "GetObject"), "%.1f");
+        }
         return s.toString();
+    }
+
+    private static double perGiB(Observation o, String operation) {
+        return o.result().requests(operation) / (o.bytes() / (double) ByteSize.GIB);
     }
 
     private static double sentOf(Observation o) {
@@ -181,6 +192,28 @@ final class Report {
         double bRestore = throughput(BORG, Step.RESTORE);
         out.add(Target.of("restore vs restic dump", gRestore, rRestore, Target.Rule.AT_LEAST, 2.0, mibs(gRestore) + " vs " + mibs(rRestore)));
         out.add(Target.of("restore vs borg extract", gRestore, bRestore, Target.Rule.AT_LEAST, 1.5, mibs(gRestore) + " vs " + mibs(bRestore)));
+        if (tools.contains(GPDEDUP_S3)) {
+            out.addAll(s3Targets());
+        }
+        return out;
+    }
+
+    /** The store on S3 against the store on local disk, same run: throughput ratios and PUTs per GiB of new data. */
+    private List<Target> s3Targets() {
+        List<Target> out = new ArrayList<>();
+        double[][] bounds = {{0.8}, {0.9}, {0.7}};
+        Step[] steps = {Step.FIRST, Step.REPEAT, Step.RESTORE};
+        String[] names = {"first backup", "repeat backup", "restore"};
+        for (int i = 0; i < steps.length; i++) {
+            double s3 = throughput(GPDEDUP_S3, steps[i]);
+            double local = throughput(GPDEDUP, steps[i]);
+            out.add(Target.of(names[i] + ": store on S3 vs on local disk", s3, local, Target.Rule.AT_LEAST, bounds[i][0],
+                    mibs(s3) + " vs " + mibs(local)));
+        }
+        double puts = median(GPDEDUP_S3, Step.FIRST, o -> perGiB(o, "PutObject"));
+        out.add(new Target("first backup on S3: PUTs per GiB of new data", puts, 100, Target.Rule.AT_MOST, false,
+                String.format(Locale.ROOT, "%.1f PUTs per GiB; restore: %.1f GETs per GiB", puts,
+                        median(GPDEDUP_S3, Step.RESTORE, o -> perGiB(o, "GetObject")))));
         return out;
     }
 

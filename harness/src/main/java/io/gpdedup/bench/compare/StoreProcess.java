@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -27,18 +29,39 @@ final class StoreProcess implements AutoCloseable {
     private final Path home;
     private final Process process;
     private final int port;
+    private final Path log;
+    private static final Pattern METRICS = Pattern.compile("metrics on (http://\\S+/metrics)");
+    private static final Pattern BUCKET_REQUESTS = Pattern.compile("^gpdedup_store_bucket_requests_total\\{operation=\"(\\w+)\"\\} ([0-9.eE+]+)$");
 
-    private StoreProcess(Path home, Process process, int port) {
+    private StoreProcess(Path home, Process process, int port, Path log) {
+        this.log = log;
         this.home = home;
         this.process = process;
         this.port = port;
     }
 
+    /**
+     * Writes {@code home/.gpdedup/store.yaml}: the demo unit and user, their units in {@code bucket}
+     * at {@code endpoint} under {@code prefix} (credentials from the environment, docs/s3.md).
+     */
+    static void writeBucketConfig(Path home, String endpoint, String bucket, String prefix) throws IOException {
+        Files.createDirectories(home.resolve(".gpdedup"));
+        Files.writeString(home.resolve(".gpdedup/store.yaml"), "listen-address: 127.0.0.1\ndata-dir: store\nstorage:\n  type: s3\n"
+                + "  endpoint: " + endpoint + "\n  bucket: " + bucket + "\n  prefix: " + prefix + "\n  path-style: true\n  cache-bytes: 1GiB\n"
+                + "units:\n  gpdedup:\n    users:\n      gpdedup: "
+                + io.gpdedup.store.server.PasswordHash.create("gpdedup".toCharArray(), 100_000).encoded() + "\n");
+    }
+
     /** Starts a store whose config and data live under {@code home}; waits for its ready line. */
     static StoreProcess start(GpdedupCommands commands, Path home, Path log, long timeoutSeconds) throws IOException {
+        return start(commands, home, log, timeoutSeconds, false);
+    }
+
+    /** As above; with {@code metrics}, on a free metrics port, for {@link #bucketRequests()}. */
+    static StoreProcess start(GpdedupCommands commands, Path home, Path log, long timeoutSeconds, boolean metrics) throws IOException {
         Files.createDirectories(home);
         List<String> cmd = new ArrayList<>(commands.store());
-        cmd.addAll(List.of("serve", "--port", "0", "--metrics-port", "-1"));
+        cmd.addAll(List.of("serve", "--port", "0", "--metrics-port", metrics ? "0" : "-1"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().put("HOME", home.toString());
@@ -61,7 +84,7 @@ final class StoreProcess implements AutoCloseable {
         reader.setDaemon(true);
         reader.start();
         try {
-            return new StoreProcess(home, p, ready.get(timeoutSeconds, TimeUnit.SECONDS));
+            return new StoreProcess(home, p, ready.get(timeoutSeconds, TimeUnit.SECONDS), log);
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             p.destroyForcibly();
             if (e instanceof InterruptedException) {
@@ -83,6 +106,28 @@ final class StoreProcess implements AutoCloseable {
     /** The store's data directory (the demo config's default, under its HOME). */
     Path dataDirectory() {
         return home.resolve(".gpdedup/store");
+    }
+
+    /** Requests the store has sent to its bucket, by operation, read from its metrics endpoint; empty without one. */
+    Map<String, Long> bucketRequests() throws IOException {
+        Matcher m = METRICS.matcher(readQuietly(log));
+        String url = null;
+        while (m.find()) {
+            url = m.group(1);
+        }
+        if (url == null) {
+            return Map.of();
+        }
+        Map<String, Long> out = new TreeMap<>();
+        try (java.io.InputStream in = java.net.URI.create(url).toURL().openStream()) {
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                Matcher r = BUCKET_REQUESTS.matcher(line.strip());
+                if (r.matches()) {
+                    out.put(r.group(1), (long) Double.parseDouble(r.group(2)));
+                }
+            }
+        }
+        return out;
     }
 
     /** CPU the store has used since it started, in ns; -1 when unknown. */

@@ -170,6 +170,22 @@ public final class Container implements Closeable {
         return new Layout(start, "header damaged; records are read without it");
     }
 
+    /**
+     * What is wrong with a container header read on its own (its first {@value #HEADER_BYTES}
+     * bytes), as {@link #headerProblem()} says it; {@code null} when it is intact.
+     */
+    public static String headerProblemOf(byte[] h, int id) {
+        boolean first = isV2Block(h, 0, id);
+        boolean copy = isV2Block(h, BLOCK_BYTES, id);
+        if (first && copy || isV1Header(h, id)) {
+            return null;
+        }
+        if (first || copy) {
+            return first ? "header copy damaged (the header is intact)" : "header damaged (its copy is intact)";
+        }
+        return "header and its copy damaged; records are read without them";
+    }
+
     private static boolean isV2Block(byte[] h, int at, int id) {
         if (h.length < at + BLOCK_BYTES || !hasMagicAt(h, at)) {
             return false;

@@ -3,22 +3,15 @@ package io.gpdedup.store.engine;
 import io.gpdedup.store.Fingerprint;
 import io.gpdedup.store.container.CapacityExceededException;
 import io.gpdedup.store.container.ChunkRecord;
-import io.gpdedup.store.container.Container;
-import io.gpdedup.store.container.ContainerScanner;
-import io.gpdedup.store.container.ContainerSet;
 import io.gpdedup.store.container.CorruptRecordException;
 import io.gpdedup.store.container.DiskFullException;
-import io.gpdedup.store.container.DiskSpace;
-import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.index.ChunkIndex;
-import io.gpdedup.store.index.IndexSnapshot;
 import io.gpdedup.store.recipe.CorruptRecipeException;
 import io.gpdedup.store.recipe.ObjectName;
 import io.gpdedup.store.recipe.RecipeCatalog;
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -34,7 +27,8 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * One storage unit on disk: its containers, index and recipe catalog (docs/format.md).
+ * One storage unit: its containers (on disk, or in a bucket through a local spool), its in-memory
+ * index and its recipe catalog (docs/format.md, docs/s3.md).
  *
  * <p>Locking: the write lock serializes appends, pins and garbage collection, so a collection
  * sees a stable index and every pin; a collection holds it for its whole run, which blocks this
@@ -47,9 +41,8 @@ final class DiskStorageUnit implements StorageUnit {
     private static final int READ_ATTEMPTS = 8;
 
     private final String name;
-    private final Path dir;
     private final EngineSettings settings;
-    private final ContainerSet containers;
+    private final ContainerStore containers;
     private final ChunkIndex index;
     private final RecipeCatalog catalog;
     private final GroupCommitter committer;
@@ -63,94 +56,44 @@ final class DiskStorageUnit implements StorageUnit {
     /** The containers this unit was opened with, and until when collection keeps their chunks (reconnect grace). */
     private final Set<Integer> containersAtOpen;
     private final long keepThemUntilNanos;
+    private final Closeable onClose;
     private volatile boolean closed;
 
-    private DiskStorageUnit(String name, Path dir, EngineSettings settings, ContainerSet containers, ChunkIndex index,
-                            RecipeCatalog catalog, List<String> problems) {
+    private DiskStorageUnit(String name, EngineSettings settings, ContainerStore containers, ChunkIndex index,
+                            RecipeCatalog catalog, List<String> problems, Closeable onClose) {
         this.name = name;
-        this.dir = dir;
         this.settings = settings;
         this.containers = containers;
         this.index = index;
         this.catalog = catalog;
+        this.onClose = onClose;
         this.recoveryProblems.addAll(problems);
-        this.committer = new GroupCommitter(name, containers, catalog);
+        this.committer = new GroupCommitter(name, containers, catalog, this::saveIndexIfBehind);
         this.containersAtOpen = new HashSet<>();
         containers.all().forEach(c -> containersAtOpen.add(c.id()));
         this.keepThemUntilNanos = System.nanoTime() + settings.reconnectGrace().toNanos();
     }
 
     /**
-     * Opens (creating) a unit and recovers it: temp files go, torn container tails are cut, the
-     * index comes from its snapshot plus a scan of what the snapshot does not cover, or from a
-     * full scan when the snapshot is missing or stale.
+     * Opens a unit on what its backend opened and recovers it: the index comes from what the
+     * containers say (a snapshot and scans, or checkpoints and index objects), the catalog from
+     * the recipes. {@code onClose} runs last when the unit closes (a lease is given back); on
+     * failure everything given is closed.
      */
-    static DiskStorageUnit open(String name, Path dir, EngineSettings settings, DiskSpace space) throws IOException {
-        Files.createDirectories(dir);
+    static DiskStorageUnit open(String name, EngineSettings settings, StorageBackend.UnitParts parts) throws IOException {
         List<String> problems = new ArrayList<>();
-        Files.deleteIfExists(snapshotPath(dir).resolveSibling(snapshotPath(dir).getFileName() + ".tmp"));
-        ContainerSet containers = ContainerSet.open(dir.resolve("containers"), settings.containerSizeBytes(),
-                settings.capacityBytes(), space);
         try {
-            for (Container c : containers.all()) {
-                if (c.problemAtOpen() != null) {
-                    // Not a recovery problem: verify reads every header again and reports it there.
-                    LOG.warning(() -> "unit " + name + ": container " + Container.fileName(c.id()) + ": " + c.problemAtOpen());
-                }
-            }
-            ChunkIndex index = loadIndex(name, dir, containers, problems);
-            containers.recount();
-            List<Container> all = containers.all();
-            if (!all.isEmpty()) {
-                containers.resume(all.get(all.size() - 1));
-            }
-            RecipeCatalog catalog = RecipeCatalog.open(dir.resolve("recipes"));
+            ChunkIndex index = parts.containers().recoverIndex(problems);
+            RecipeCatalog catalog = RecipeCatalog.open(parts.recipes());
             problems.addAll(catalog.loadProblems());
             for (String p : problems) {
                 LOG.warning(() -> "unit " + name + ": " + p);
             }
-            return new DiskStorageUnit(name, dir, settings, containers, index, catalog, problems);
+            return new DiskStorageUnit(name, settings, parts.containers(), index, catalog, problems, parts.onClose());
         } catch (IOException | RuntimeException e) {
-            containers.close();
+            parts.close();
             throw e;
         }
-    }
-
-    private static Path snapshotPath(Path unitDir) {
-        return unitDir.resolve("index.snap");
-    }
-
-    private static ChunkIndex loadIndex(String name, Path dir, ContainerSet containers, List<String> problems) throws IOException {
-        IndexSnapshot.Loaded snap = IndexSnapshot.read(snapshotPath(dir));
-        if (snap != null) {
-            for (Map.Entry<Integer, Long> e : snap.covered().entrySet()) {
-                Container c = containers.get(e.getKey());
-                if (c == null || c.size() < e.getValue()) {
-                    LOG.info(() -> "unit " + name + ": index snapshot is stale, rebuilding the index from the containers");
-                    snap = null;
-                    break;
-                }
-            }
-        }
-        ChunkIndex index = snap != null ? snap.index() : new ChunkIndex();
-        for (Container c : containers.all()) {
-            long from = c.dataStart();
-            if (snap != null) {
-                from = snap.covered().getOrDefault(c.id(), c.dataStart());
-            }
-            if (from >= c.size()) {
-                continue;
-            }
-            int id = c.id();
-            ContainerScanner.ScanResult r = ContainerScanner.scan(c, from, (fp, offset, length) -> index.insert(fp, id, offset, length));
-            if (r.damagedBytes() > 0) {
-                problems.add("container " + id + ": " + r.damagedBytes() + " damaged bytes skipped");
-            }
-            if (r.truncatedBytes() > 0) {
-                LOG.info(() -> "unit " + name + ": cut a torn tail of " + r.truncatedBytes() + " bytes from container " + id);
-            }
-        }
-        return index;
     }
 
     @Override
@@ -231,7 +174,7 @@ final class DiskStorageUnit implements StorageUnit {
                 lease.pin(fp);
                 return;
             }
-            ContainerSet.Placement p;
+            ContainerStore.Placement p;
             try {
                 p = containers.append(record);
             } catch (CapacityExceededException e) {
@@ -342,18 +285,13 @@ final class DiskStorageUnit implements StorageUnit {
             if (loc == null) {
                 throw new StoreException("chunk " + fp + " is not stored in unit " + name);
             }
-            Container c = containers.get(loc.container());
-            if (c == null) {
-                continue;
-            }
             byte[] bytes;
             try {
-                bytes = c.read(loc.offset(), loc.length());
-            } catch (ClosedChannelException e) {
-                if (Thread.currentThread().isInterrupted()) {
-                    throw new StoreException("interrupted while reading chunk " + fp, e);
-                }
+                bytes = containers.read(loc.container(), loc.offset(), loc.length());
+            } catch (ContainerStore.GoneException e) {
                 continue;
+            } catch (ClosedChannelException e) {
+                throw new StoreException("interrupted while reading chunk " + fp, e);
             } catch (IOException e) {
                 throw new StoreException("cannot read chunk " + fp + " from container " + loc.container() + ": " + e, e);
             }
@@ -468,7 +406,7 @@ final class DiskStorageUnit implements StorageUnit {
         return settings;
     }
 
-    ContainerSet containers() {
+    ContainerStore containers() {
         return containers;
     }
 
@@ -484,43 +422,26 @@ final class DiskStorageUnit implements StorageUnit {
         return recoveryProblems;
     }
 
-    /**
-     * Saves the index after a collection so that a crash does not cost a full rescan. Called
-     * under the write lock (no appends), after fsyncing what the snapshot covers; the dirty marks
-     * stay for the syncer, whose batches must not lose their fsyncs to this one.
-     */
-    void saveIndexSnapshot() throws IOException {
-        ContainerSet.Dirty dirty = containers.peekDirty();
-        containers.sync(dirty);
-        writeIndexSnapshot();
+    /** Saves the index after a collection so that a crash does not cost a full rebuild. Called under the write lock. */
+    void saveIndexSnapshot() {
+        containers.saveIndex(index, name);
     }
 
-    /**
-     * The snapshot is only a cache: it is not written when it would eat into the disk reserve,
-     * and failing to write it (a full disk) fails nothing; the next open then scans.
-     */
-    private void writeIndexSnapshot() {
-        Path file = snapshotPath(dir);
-        try {
-            if (!containers.space().fitsAboveReserve(IndexSnapshot.sizeOf(index, containers.count()))) {
-                LOG.warning(() -> "unit " + name + ": no index snapshot written: it would eat into the disk reserve; the next open scans");
-                return;
-            }
-            IndexSnapshot.write(file, index, containers.lengths());
-        } catch (IOException e) {
-            LOG.warning(() -> "unit " + name + ": could not write the index snapshot (" + e.getMessage() + "); the next open scans");
-            try {
-                Files.deleteIfExists(file.resolveSibling(file.getFileName() + ".tmp"));
-            } catch (IOException ignored) {
-                // Deleted by the next open.
-            }
-        }
-    }
-
-    /** Called by garbage collection before it moves or deletes any record: the snapshot would go stale. */
+    /** Called by garbage collection before it moves or deletes any record: the saved index would go stale. */
     void dropIndexSnapshot() throws IOException {
-        if (Files.deleteIfExists(snapshotPath(dir))) {
-            FileSync.syncDirectory(dir);
+        containers.dropIndex();
+    }
+
+    /** After a commit batch: a store whose saved index fell far behind saves it, unless a collection holds the lock. */
+    private void saveIndexIfBehind() {
+        if (!closed && containers.indexWorthSaving() && writeLock.tryLock()) {
+            try {
+                if (!closed) {
+                    containers.saveIndex(index, name);
+                }
+            } finally {
+                writeLock.unlock();
+            }
         }
     }
 
@@ -530,7 +451,7 @@ final class DiskStorageUnit implements StorageUnit {
         }
     }
 
-    /** Finishes queued commits, fsyncs, saves the index snapshot and closes the containers. */
+    /** Finishes queued commits, makes everything durable, saves the index, closes the containers, then runs the backend's close hook. */
     void close() {
         if (closed) {
             return;
@@ -543,17 +464,22 @@ final class DiskStorageUnit implements StorageUnit {
                 l.pins().clear();
             }
             leases.clear();
-            ContainerSet.Dirty dirty = containers.takeDirty();
-            containers.sync(dirty);
-            writeIndexSnapshot();
+            containers.makeDurable();
+            containers.saveIndex(index, name);
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "unit " + name + ": could not fsync the containers; the next open rescans", e);
+            LOG.log(Level.WARNING, "unit " + name + ": could not make the containers durable; the next open rebuilds the index", e);
         } finally {
             writeLock.unlock();
+            catalog.close();
             try {
                 containers.close();
             } catch (IOException e) {
                 LOG.log(Level.WARNING, "unit " + name + ": closing containers", e);
+            }
+            try {
+                onClose.close();
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "unit " + name + ": closing", e);
             }
         }
     }

@@ -1,11 +1,9 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.container.DiskSpace;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -17,9 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
- * The store engine on a local directory (layout in docs/format.md): one sub-directory per
- * storage unit. Opening takes an OS lock on the directory (one process at a time) and recovers
- * every existing unit, so a store killed at any moment restarts without manual repair.
+ * The store engine: a local data directory, which it locks (one process at a time), and a
+ * {@link StorageBackend} that keeps the units: sub-directories of the data directory by default
+ * (docs/format.md), or a bucket (docs/s3.md). Opening recovers every existing unit, so a store
+ * killed at any moment restarts without manual repair.
  */
 public final class DiskStoreEngine implements StoreEngine {
     private static final Pattern UNIT_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}");
@@ -28,16 +27,16 @@ public final class DiskStoreEngine implements StoreEngine {
     private final EngineSettings settings;
     private final FileChannel lockChannel;
     private final FileLock lock;
-    private final DiskSpace space;
+    private final StorageBackend backend;
     private final Map<String, DiskStorageUnit> units = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    private DiskStoreEngine(Path dataDir, EngineSettings settings, FileChannel lockChannel, FileLock lock, DiskSpace space) {
+    private DiskStoreEngine(Path dataDir, EngineSettings settings, FileChannel lockChannel, FileLock lock, StorageBackend backend) {
         this.dataDir = dataDir;
         this.settings = settings;
         this.lockChannel = lockChannel;
         this.lock = lock;
-        this.space = space;
+        this.backend = backend;
     }
 
     /** Opens with {@link EngineSettings#defaults()}. */
@@ -47,10 +46,19 @@ public final class DiskStoreEngine implements StoreEngine {
 
     /** Opens (creating) a data directory and recovers every unit in it. */
     public static DiskStoreEngine open(Path dataDir, EngineSettings settings) {
+        return open(dataDir, settings, LocalBackend::open);
+    }
+
+    /**
+     * Opens (creating) a data directory, then the backend that keeps the units, and recovers every
+     * unit the backend already has.
+     */
+    public static DiskStoreEngine open(Path dataDir, EngineSettings settings, StorageBackend.Factory backends) {
         Path dir = dataDir.toAbsolutePath();
         FileChannel ch = null;
+        StorageBackend backend = null;
         try {
-            Files.createDirectories(dir.resolve("units"));
+            Files.createDirectories(dir);
             ch = FileChannel.open(dir.resolve("store.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock;
             try {
@@ -61,13 +69,11 @@ public final class DiskStoreEngine implements StoreEngine {
             if (lock == null) {
                 throw new StoreException("data directory " + dir + " is in use by another store");
             }
-            DiskStoreEngine engine = new DiskStoreEngine(dir, settings, ch, lock, DiskSpace.of(dir, settings.diskReserveBytes()));
-            try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir.resolve("units"))) {
-                for (Path p : ds) {
-                    String name = p.getFileName().toString();
-                    if (Files.isDirectory(p) && UNIT_NAME.matcher(name).matches()) {
-                        engine.units.put(name, DiskStorageUnit.open(name, p, settings, engine.space));
-                    }
+            backend = backends.open(dir, settings);
+            DiskStoreEngine engine = new DiskStoreEngine(dir, settings, ch, lock, backend);
+            try {
+                for (String name : backend.existingUnits()) {
+                    engine.units.put(name, DiskStorageUnit.open(name, settings, backend.openUnit(name)));
                 }
             } catch (IOException | RuntimeException e) {
                 engine.close();
@@ -75,12 +81,18 @@ public final class DiskStoreEngine implements StoreEngine {
             }
             return engine;
         } catch (IOException e) {
+            closeQuietly(backend);
             closeQuietly(ch);
-            throw new StoreException("cannot open data directory " + dir + ": " + e, e);
+            throw new StoreException("cannot open data directory " + dir + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
+            closeQuietly(backend);
             closeQuietly(ch);
             throw e;
         }
+    }
+
+    static boolean isUnitName(String name) {
+        return name != null && UNIT_NAME.matcher(name).matches();
     }
 
     public EngineSettings settings() {
@@ -103,9 +115,9 @@ public final class DiskStoreEngine implements StoreEngine {
             u = units.get(name);
             if (u == null) {
                 try {
-                    u = DiskStorageUnit.open(name, dataDir.resolve("units").resolve(name), settings, space);
+                    u = DiskStorageUnit.open(name, settings, backend.openUnit(name));
                 } catch (IOException e) {
-                    throw new StoreException("cannot open storage unit " + name + ": " + e, e);
+                    throw new StoreException("cannot open storage unit " + name + ": " + e.getMessage(), e);
                 }
                 units.put(name, u);
             }
@@ -133,6 +145,7 @@ public final class DiskStoreEngine implements StoreEngine {
         for (DiskStorageUnit u : units.values()) {
             u.close();
         }
+        closeQuietly(backend);
         try {
             lock.release();
         } catch (IOException e) {
@@ -141,12 +154,22 @@ public final class DiskStoreEngine implements StoreEngine {
         closeQuietly(lockChannel);
     }
 
-    private static void closeQuietly(FileChannel ch) {
-        if (ch != null) {
+    /** Where the units live, for logs. */
+    public String describe() {
+        return backend.describe();
+    }
+
+    /** What keeps the units (for metrics and tests: a bucket's request counts). */
+    public StorageBackend backend() {
+        return backend;
+    }
+
+    private static void closeQuietly(java.io.Closeable c) {
+        if (c != null) {
             try {
-                ch.close();
+                c.close();
             } catch (IOException e) {
-                // Nothing left to protect: the lock is released with the channel.
+                // Nothing left to protect: the lock is released with the channel, the backend holds no data.
             }
         }
     }

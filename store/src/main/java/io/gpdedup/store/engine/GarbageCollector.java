@@ -2,8 +2,6 @@ package io.gpdedup.store.engine;
 
 import io.gpdedup.store.Fingerprint;
 import io.gpdedup.store.container.Container;
-import io.gpdedup.store.container.ContainerSet;
-import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.recipe.CorruptRecipeException;
 import io.gpdedup.store.recipe.RecipeCatalog;
@@ -48,7 +46,7 @@ final class GarbageCollector {
     private final Set<Integer> keptContainers;
     private final Map<Integer, List<Entry>> entriesByVictim = new HashMap<>();
     // One batch of rewrites: what was copied where, and the containers the copies went to.
-    private final List<Container> batch = new ArrayList<>();
+    private final List<ContainerStore.Info> batch = new ArrayList<>();
     private final List<Move> moves = new ArrayList<>();
     private final List<Fingerprint> dead = new ArrayList<>();
     private final List<Container> written = new ArrayList<>();
@@ -68,7 +66,7 @@ final class GarbageCollector {
 
     GcReport run() throws IOException {
         ChunkIndex index = unit.index();
-        ContainerSet containers = unit.containers();
+        ContainerStore containers = unit.containers();
         long chunksBefore = index.size();
         containers.seal();
         BitSet live = mark(index);
@@ -79,9 +77,9 @@ final class GarbageCollector {
                 liveBytes.computeIfAbsent(container, k -> new long[1])[0] += length;
             }
         });
-        List<Container> empty = new ArrayList<>();
-        List<Container> sparse = new ArrayList<>();
-        for (Container c : containers.all()) {
+        List<ContainerStore.Info> empty = new ArrayList<>();
+        List<ContainerStore.Info> sparse = new ArrayList<>();
+        for (ContainerStore.Info c : containers.all()) {
             long payload = c.size() - c.dataStart();
             long l = liveBytes.getOrDefault(c.id(), new long[1])[0];
             if (l == 0) {
@@ -93,10 +91,10 @@ final class GarbageCollector {
         if (empty.isEmpty() && sparse.isEmpty()) {
             return new GcReport(chunksBefore, 0, 0, 0);
         }
-        for (Container c : empty) {
+        for (ContainerStore.Info c : empty) {
             entriesByVictim.put(c.id(), new ArrayList<>());
         }
-        for (Container c : sparse) {
+        for (ContainerStore.Info c : sparse) {
             entriesByVictim.put(c.id(), new ArrayList<>());
         }
         index.forEach((slot, container, offset, length) -> {
@@ -108,7 +106,7 @@ final class GarbageCollector {
 
         unit.dropIndexSnapshot();
         if (!empty.isEmpty()) {
-            for (Container c : empty) {
+            for (ContainerStore.Info c : empty) {
                 for (Entry e : entriesByVictim.get(c.id())) {
                     dead.add(e.fingerprint());
                 }
@@ -117,7 +115,7 @@ final class GarbageCollector {
             finishBatch();
         }
         int skipped = 0;
-        for (Container c : sparse) {
+        for (ContainerStore.Info c : sparse) {
             long copies = liveBytes.get(c.id())[0];
             if (!batch.isEmpty() && batchBytes + copies > unit.settings().containerSizeBytes()) {
                 finishBatch();
@@ -143,12 +141,12 @@ final class GarbageCollector {
 
     private boolean hasRoomFor(long copies) throws IOException {
         long headers = Container.HEADER_BYTES * (2 + copies / unit.settings().containerSizeBytes());
-        return unit.containers().space().usable() >= copies + headers + ROOM_MARGIN;
+        return unit.containers().usableSpace() >= copies + headers + ROOM_MARGIN;
     }
 
     /** Copies the live records of {@code c} into the output containers; the index moves at {@link #finishBatch()}. */
-    private void copyLive(Container c) throws IOException {
-        ContainerSet containers = unit.containers();
+    private void copyLive(ContainerStore.Info c) throws IOException {
+        ContainerStore containers = unit.containers();
         List<Entry> entries = entriesByVictim.get(c.id());
         entries.sort((a, b) -> Long.compare(a.offset(), b.offset()));
         try {
@@ -158,9 +156,9 @@ final class GarbageCollector {
                     dead.add(fp);
                     continue;
                 }
-                byte[] rec = c.read(e.offset(), e.length());
+                byte[] rec = containers.read(c.id(), e.offset(), e.length());
                 if (out == null || (out.size() + rec.length > unit.settings().containerSizeBytes() && out.size() > out.dataStart())) {
-                    out = containers.create();
+                    out = containers.createForCopies();
                     created.add(out);
                     reclaimed -= out.size();
                 }
@@ -184,24 +182,22 @@ final class GarbageCollector {
         if (batch.isEmpty()) {
             return;
         }
-        ContainerSet containers = unit.containers();
+        ContainerStore containers = unit.containers();
         ChunkIndex index = unit.index();
-        for (Container o : written) {
-            o.force();
-        }
-        if (!created.isEmpty()) {
-            FileSync.syncDirectory(containers.directory());
-        }
+        containers.syncCopies(written);
         for (Move m : moves) {
             index.relocate(m.fingerprint(), m.container(), m.offset());
         }
         removed += index.removeAll(dead);
-        for (Container c : batch) {
+        List<Integer> ids = new ArrayList<>();
+        for (ContainerStore.Info c : batch) {
             reclaimed += c.size();
-            containers.remove(c.id());
+            ids.add(c.id());
         }
-        FileSync.syncDirectory(containers.directory());
+        containers.remove(ids);
         swept += batch.size();
+        // A durable container takes no more appends (in a bucket it is an immutable object): the next batch starts a new one.
+        out = null;
         clearBatch();
     }
 
@@ -210,13 +206,14 @@ final class GarbageCollector {
      * so the containers made for them go, and the batch's containers stay as they were.
      */
     private void abandonBatch() {
-        ContainerSet containers = unit.containers();
+        List<Integer> ids = new ArrayList<>();
         for (Container o : created) {
-            try {
-                containers.remove(o.id());
-            } catch (IOException e) {
-                // Left holding unindexed copies; a later collection finds it mostly dead and reclaims it.
-            }
+            ids.add(o.id());
+        }
+        try {
+            unit.containers().remove(ids);
+        } catch (IOException e) {
+            // Left holding unindexed copies; a later collection finds them mostly dead and reclaims them.
         }
         if (created.contains(out)) {
             out = null;

@@ -1,7 +1,7 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.container.ContainerSet;
 import io.gpdedup.store.recipe.RecipeCatalog;
+import io.gpdedup.store.recipe.RecipeStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +14,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 
 /**
- * The unit's syncer: one thread that takes every commit waiting, fsyncs each dirty container
- * once, writes and fsyncs the recipes, renames them into place, fsyncs the recipes directory once,
- * and only then completes the futures. A commit is never acknowledged before it is on disk.
+ * The unit's syncer: one thread that takes every commit waiting, makes every container they need
+ * durable once (fsyncs, or uploads and their index objects), writes the recipes in parallel,
+ * publishes them together, and only then completes the futures. A commit is never acknowledged
+ * before it is durable.
  */
 final class GroupCommitter implements AutoCloseable {
     /** A commit, or with no name a sync: durability of every chunk appended before it, nothing to publish. */
@@ -29,8 +30,9 @@ final class GroupCommitter implements AutoCloseable {
     private static final int STAGERS = 4;
 
     private final String unitName;
-    private final ContainerSet containers;
+    private final ContainerStore containers;
     private final RecipeCatalog catalog;
+    private final Runnable afterBatch;
     private final Thread thread;
     private final ExecutorService stagers;
     private final List<Pending> queue = new ArrayList<>(); // guarded by this
@@ -38,10 +40,12 @@ final class GroupCommitter implements AutoCloseable {
     private long batches; // guarded by this
     private long commits; // guarded by this
 
-    GroupCommitter(String unitName, ContainerSet containers, RecipeCatalog catalog) {
+    /** {@code afterBatch} runs on the syncer's thread after each batch (the unit's periodic index save). */
+    GroupCommitter(String unitName, ContainerStore containers, RecipeCatalog catalog, Runnable afterBatch) {
         this.unitName = unitName;
         this.containers = containers;
         this.catalog = catalog;
+        this.afterBatch = afterBatch;
         this.stagers = Executors.newFixedThreadPool(STAGERS, r -> {
             Thread t = new Thread(r, "gpdedup-recipe-writer-" + unitName);
             t.setDaemon(true);
@@ -103,17 +107,16 @@ final class GroupCommitter implements AutoCloseable {
                 commits += batch.stream().filter(p -> !p.isSync()).count();
             }
             commitBatch(batch);
+            afterBatch.run();
         }
     }
 
     private void commitBatch(List<Pending> waiting) {
-        // Taken after the batch: every chunk a commit in it references was appended (and its
-        // container marked dirty) before that commit was queued.
-        ContainerSet.Dirty dirty = containers.takeDirty();
+        // After the batch was taken: every chunk a commit (or sync) in it references was appended
+        // before it was queued.
         try {
-            containers.sync(dirty);
+            containers.makeDurable();
         } catch (IOException | RuntimeException e) {
-            containers.returnDirty(dirty);
             for (Pending p : waiting) {
                 p.future().completeExceptionally(new StoreException("cannot make chunks durable in unit " + unitName + ": " + e, e));
             }
@@ -124,14 +127,14 @@ final class GroupCommitter implements AutoCloseable {
         if (batch.isEmpty()) {
             return;
         }
-        List<RecipeCatalog.Staged> staged = new ArrayList<>();
+        List<RecipeStore.Staged> staged = new ArrayList<>();
         List<Pending> ready = new ArrayList<>();
         long now = System.currentTimeMillis();
-        // Each recipe file needs its own fsync; issued in parallel, the file system folds them
-        // into few journal commits.
-        List<Future<RecipeCatalog.Staged>> writes = new ArrayList<>();
+        // Each recipe needs its own fsync (or PUT); issued in parallel, a file system folds them
+        // into few journal commits, and a bucket takes them at once.
+        List<Future<RecipeStore.Staged>> writes = new ArrayList<>();
         for (Pending p : batch) {
-            Callable<RecipeCatalog.Staged> write = () -> catalog.stage(p.name(), now, p.recipe());
+            Callable<RecipeStore.Staged> write = () -> catalog.stage(p.name(), now, p.recipe());
             writes.add(batch.size() == 1 ? completed(write) : stagers.submit(write));
         }
         for (int i = 0; i < batch.size(); i++) {
@@ -153,7 +156,7 @@ final class GroupCommitter implements AutoCloseable {
         try {
             catalog.publish(staged);
         } catch (IOException | RuntimeException e) {
-            for (RecipeCatalog.Staged s : staged) {
+            for (RecipeStore.Staged s : staged) {
                 catalog.discard(s);
             }
             for (Pending p : ready) {

@@ -8,7 +8,6 @@ import io.gpdedup.store.recipe.CorruptRecipeException;
 import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.recipe.RecipeFile;
 import java.io.IOException;
-import java.nio.channels.ClosedChannelException;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,11 +56,11 @@ final class UnitVerifier {
 
     /** A damaged header costs no chunk (records do not need it) but is reported: the disk under it may be failing. */
     private void checkHeaders() {
-        for (Container c : unit.containers().all()) {
+        for (ContainerStore.Info c : unit.containers().all()) {
             String problem;
             try {
-                problem = c.headerProblem();
-            } catch (ClosedChannelException e) {
+                problem = unit.containers().headerProblem(c.id());
+            } catch (ContainerStore.GoneException e) {
                 continue; // removed by garbage collection meanwhile
             } catch (IOException e) {
                 problem = "header cannot be read: " + e.getMessage();

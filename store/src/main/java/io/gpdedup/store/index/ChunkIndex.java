@@ -46,6 +46,19 @@ public final class ChunkIndex {
         allocate(MIN_CAPACITY);
     }
 
+    /**
+     * An index sized for {@code expected} chunks. Needed when they arrive in hash order, as from a
+     * snapshot (written in slot order): slots follow the hash, so inserting sorted keys into a
+     * smaller table piles them onto its first slots, and every insert then probes the whole pile.
+     */
+    public ChunkIndex(long expected) {
+        long cap = Math.max(MIN_CAPACITY, (long) Math.ceil(expected / MAX_LOAD) + 1);
+        if (cap > Integer.MAX_VALUE / 4) {
+            throw new IllegalArgumentException("too many chunks for one index: " + expected);
+        }
+        allocate((int) cap);
+    }
+
     private void allocate(int cap) {
         capacity = cap;
         keys = new long[4 * cap];

@@ -39,7 +39,10 @@ public final class IndexSnapshot {
         return 8 + 4 + 12L * containers + 8 + 44L * index.size() + 4;
     }
 
-    /** Writes durably (temp, fsync, rename, fsync dir). The covered lengths must already be fsynced. */
+    /**
+     * Writes durably (temp, fsync, rename, fsync dir) the entries of the covered containers (all
+     * of them, locally; with a bucket, those already uploaded). The covered lengths must already be durable.
+     */
     public static void write(Path file, ChunkIndex index, Map<Integer, Long> covered) throws IOException {
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
         CRC32C crc = new CRC32C();
@@ -52,10 +55,16 @@ public final class IndexSnapshot {
                 out.writeInt(e.getKey());
                 out.writeLong(e.getValue());
             }
-            out.writeLong(index.size());
+            long[] entries = new long[1];
+            index.forEach((slot, container, offset, length) -> {
+                if (covered.containsKey(container)) {
+                    entries[0]++;
+                }
+            });
+            out.writeLong(entries[0]);
             IOException[] failure = new IOException[1];
             index.forEach((slot, container, offset, length) -> {
-                if (failure[0] != null) {
+                if (failure[0] != null || !covered.containsKey(container)) {
                     return;
                 }
                 try {
@@ -98,10 +107,10 @@ public final class IndexSnapshot {
                 covered.put(in.readInt(), in.readLong());
             }
             long e = in.readLong();
-            if (e < 0 || e > Integer.MAX_VALUE) {
-                return null;
+            if (e < 0 || e > Integer.MAX_VALUE || e > Files.size(file) / 44) {
+                return null; // damaged: more entries than the file could hold (and never a table sized for them)
             }
-            ChunkIndex index = new ChunkIndex();
+            ChunkIndex index = new ChunkIndex(e); // sized up front: the entries come in hash order
             byte[] fp = new byte[Fingerprint.LENGTH];
             for (long i = 0; i < e; i++) {
                 in.readFully(fp);

@@ -12,7 +12,7 @@ import java.util.HexFormat;
  */
 public final class ObjectName {
     public static final int MAX_BYTES = 1024;
-    static final String SUFFIX = ".rcp";
+    public static final String SUFFIX = ".rcp";
     private static final int MAX_ENCODED = 200;
     private static final HexFormat HEX_UPPER = HexFormat.of().withUpperCase();
 

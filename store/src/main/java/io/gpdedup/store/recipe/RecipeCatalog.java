@@ -1,84 +1,61 @@
 package io.gpdedup.store.recipe;
 
-import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.engine.Recipe;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A unit's committed objects: the recipe files in one directory, and a sorted in-memory list of
- * them for listing. Publishing and deleting hold one lock so that the list always matches the
- * directory after its fsync; reads need no lock.
+ * A unit's committed objects: the recipe files of a {@link RecipeStore}, and a sorted in-memory
+ * list of them for listing. Publishing and deleting hold one lock so that the list always matches
+ * the store once it is durable; reads need no lock.
  */
 public final class RecipeCatalog {
     /** One committed object. {@code damaged} when its recipe file could not be decoded at load. */
     public record Entry(String name, String fileName, long length, long committedAtMillis, boolean damaged) {
     }
 
-    /** A recipe written to a temp file and fsynced, waiting to be renamed into place. */
-    public record Staged(String name, Path temp, long length, long committedAtMillis) {
-    }
-
-    private final Path dir;
+    private final RecipeStore store;
     private final ConcurrentSkipListMap<String, Entry> entries = new ConcurrentSkipListMap<>();
     private final ReentrantLock publishLock = new ReentrantLock();
-    private final AtomicLong tempSeq = new AtomicLong();
     private final List<String> loadProblems = new ArrayList<>();
 
-    private RecipeCatalog(Path dir) {
-        this.dir = dir;
+    private RecipeCatalog(RecipeStore store) {
+        this.store = store;
     }
 
-    /** Opens (creating) the directory, deletes leftover temp files and loads every recipe's header. */
+    /** Opens the recipe directory {@code dir} (creating it). */
     public static RecipeCatalog open(Path dir) throws IOException {
-        Files.createDirectories(dir);
-        RecipeCatalog c = new RecipeCatalog(dir);
-        boolean removed = false;
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-            for (Path p : ds) {
-                String f = p.getFileName().toString();
-                if (f.endsWith(".tmp")) {
-                    Files.deleteIfExists(p);
-                    removed = true;
-                } else if (f.endsWith(ObjectName.SUFFIX)) {
-                    c.load(p, f);
-                }
-            }
-        }
-        if (removed) {
-            FileSync.syncDirectory(dir);
+        return open(RecipeDirectory.open(dir));
+    }
+
+    /** Loads every recipe's entry from {@code store}. */
+    public static RecipeCatalog open(RecipeStore store) throws IOException {
+        RecipeCatalog c = new RecipeCatalog(store);
+        for (Entry e : store.load(c.loadProblems)) {
+            c.entries.put(e.name(), e);
         }
         return c;
     }
 
-    private void load(Path p, String fileName) throws IOException {
+    /** The entry of a recipe file's bytes; a damaged entry (and a problem) when they do not decode. */
+    public static Entry entryOf(String fileName, byte[] bytes, List<String> problems) {
         try {
-            RecipeFile.Contents rc = RecipeFile.decode(Files.readAllBytes(p));
+            RecipeFile.Contents rc = RecipeFile.decode(bytes);
             if (!ObjectName.fileName(rc.name()).equals(fileName)) {
                 throw new CorruptRecipeException("the name inside does not match the file name");
             }
-            entries.put(rc.name(), new Entry(rc.name(), fileName, rc.recipe().totalLength(), rc.committedAtMillis(), false));
+            return new Entry(rc.name(), fileName, rc.recipe().totalLength(), rc.committedAtMillis(), false);
         } catch (CorruptRecipeException e) {
             String name = ObjectName.nameOf(fileName);
-            String shown = name != null ? name : fileName;
-            loadProblems.add("recipe " + fileName + ": " + e.getMessage());
-            entries.put(shown, new Entry(shown, fileName, 0, 0, true));
+            problems.add("recipe " + fileName + ": " + e.getMessage());
+            return new Entry(name != null ? name : fileName, fileName, 0, 0, true);
         }
-    }
-
-    public Path directory() {
-        return dir;
     }
 
     /** Problems found while loading (damaged recipe files). */
@@ -115,17 +92,14 @@ public final class RecipeCatalog {
     }
 
     /**
-     * Reads and decodes an entry's recipe file; empty if it was deleted or replaced meanwhile by a
-     * file for a different name (cannot happen: names map to files one to one).
+     * Reads and decodes an entry's recipe file; empty if it was deleted meanwhile.
      */
     public Optional<RecipeFile.Contents> read(Entry e) throws IOException, CorruptRecipeException {
-        byte[] data;
-        try {
-            data = Files.readAllBytes(dir.resolve(e.fileName()));
-        } catch (NoSuchFileException ex) {
+        Optional<byte[]> data = store.read(e.fileName());
+        if (data.isEmpty()) {
             return Optional.empty();
         }
-        RecipeFile.Contents rc = RecipeFile.decode(data);
+        RecipeFile.Contents rc = RecipeFile.decode(data.get());
         if (!rc.name().equals(e.name())) {
             throw new CorruptRecipeException("recipe file " + e.fileName() + " holds the name '" + rc.name() + "'");
         }
@@ -144,46 +118,30 @@ public final class RecipeCatalog {
         return read(e).map(RecipeFile.Contents::recipe);
     }
 
-    /** Writes a recipe to a fresh temp file and fsyncs it (callable from any thread, in parallel). */
-    public Staged stage(String name, long committedAtMillis, Recipe recipe) throws IOException {
-        byte[] bytes = RecipeFile.encode(name, committedAtMillis, recipe);
-        Path temp = dir.resolve(ObjectName.fileName(name) + "." + tempSeq.incrementAndGet() + ".tmp");
-        try {
-            FileSync.writeAndSync(temp, bytes);
-        } catch (IOException e) {
-            Files.deleteIfExists(temp);
-            throw e;
-        }
-        return new Staged(name, temp, recipe.totalLength(), committedAtMillis);
+    /** Writes a recipe ready to publish (callable from any thread, in parallel). */
+    public RecipeStore.Staged stage(String name, long committedAtMillis, Recipe recipe) throws IOException {
+        return store.stage(name, committedAtMillis, recipe.totalLength(), RecipeFile.encode(name, committedAtMillis, recipe));
     }
 
-    /** Renames staged recipes into place, fsyncs the directory once, then makes them visible. */
-    public void publish(List<Staged> staged) throws IOException {
+    /** Publishes staged recipes durably, then makes them visible in the list. */
+    public void publish(List<RecipeStore.Staged> staged) throws IOException {
         publishLock.lock();
         try {
-            for (Staged s : staged) {
-                Files.move(s.temp(), dir.resolve(ObjectName.fileName(s.name())),
-                        StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            }
-            FileSync.syncDirectory(dir);
-            for (Staged s : staged) {
+            store.publish(staged);
+            for (RecipeStore.Staged s : staged) {
                 entries.put(s.name(), new Entry(s.name(), ObjectName.fileName(s.name()), s.length(), s.committedAtMillis(), false));
             }
         } finally {
             publishLock.unlock();
         }
+        store.changed(entries.values(), false);
     }
 
-    /** Deletes a staged recipe that will not be published. */
-    public void discard(Staged s) {
-        try {
-            Files.deleteIfExists(s.temp());
-        } catch (IOException e) {
-            // Left for the next open to remove: temp files are never read.
-        }
+    /** Drops a staged recipe that will not be published. */
+    public void discard(RecipeStore.Staged s) {
+        store.discard(s);
     }
 
-    /** Durably removes every object whose name starts with {@code prefix}; returns how many. */
     /** Deletes one object by exact name; false if there was none. */
     public boolean delete(String name) throws IOException {
         publishLock.lock();
@@ -192,37 +150,46 @@ public final class RecipeCatalog {
             if (e == null) {
                 return false;
             }
-            Files.deleteIfExists(dir.resolve(e.fileName()));
-            FileSync.syncDirectory(dir);
+            store.delete(List.of(e.fileName()));
             entries.remove(name);
-            return true;
         } finally {
             publishLock.unlock();
         }
+        store.changed(entries.values(), false);
+        return true;
     }
 
+    /** Durably removes every object whose name starts with {@code prefix}; returns how many. */
     public int deletePrefix(String prefix) throws IOException {
         publishLock.lock();
+        List<Entry> doomed;
         try {
-            List<Entry> doomed = list(prefix);
+            doomed = list(prefix);
             if (doomed.isEmpty()) {
                 return 0;
             }
+            List<String> files = new ArrayList<>();
             for (Entry e : doomed) {
-                Files.deleteIfExists(dir.resolve(e.fileName()));
+                files.add(e.fileName());
             }
-            FileSync.syncDirectory(dir);
+            store.delete(files);
             for (Entry e : doomed) {
                 entries.remove(e.name());
             }
-            return doomed.size();
         } finally {
             publishLock.unlock();
         }
+        store.changed(entries.values(), false);
+        return doomed.size();
     }
 
     /** Every entry, sorted by name. */
     public List<Entry> all() {
         return new ArrayList<>(entries.values());
+    }
+
+    /** The unit is closing: a store that keeps a checkpoint of the listing saves it now. */
+    public void close() {
+        store.changed(entries.values(), true);
     }
 }

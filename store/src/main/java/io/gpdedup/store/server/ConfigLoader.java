@@ -65,6 +65,7 @@ public final class ConfigLoader {
         @JsonProperty("max-pending-logins") Integer maxPendingLogins;
         @JsonProperty("disk-reserve-bytes") Long diskReserveBytes;
         @JsonProperty("reconnect-grace-seconds") Integer reconnectGraceSeconds;
+        @JsonProperty("storage") StorageSection.StorageFile storage;
     }
 
     static final class UnitFile {
@@ -146,7 +147,8 @@ public final class ConfigLoader {
                             or(f.maxConnectionsPerAddress, ConnectionLimits.AUTO),
                             or(f.maxPendingLogins, ConnectionLimits.DEFAULT_MAX_PENDING_LOGINS)),
                     or(f.diskReserveBytes, EngineSettings.DEFAULT_DISK_RESERVE),
-                    f.reconnectGraceSeconds == null ? StoreConfig.DEFAULT_RECONNECT_GRACE : Duration.ofSeconds(f.reconnectGraceSeconds));
+                    f.reconnectGraceSeconds == null ? StoreConfig.DEFAULT_RECONNECT_GRACE : Duration.ofSeconds(f.reconnectGraceSeconds),
+                    StorageSection.parse(f.storage, source, base, dataDir));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }
@@ -225,6 +227,9 @@ public final class ConfigLoader {
         }
         if (type == UnitFile.class) {
             return "a mapping with 'users'";
+        }
+        if (type == StorageSection.StorageFile.class) {
+            return "a mapping with 'type' and, for s3, 'bucket'";
         }
         if (Map.class.isAssignableFrom(type) || type == ConfigFile.class) {
             return "a mapping of keys to values";

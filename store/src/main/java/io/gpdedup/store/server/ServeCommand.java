@@ -4,6 +4,7 @@ import io.gpdedup.store.appliance.ApplianceEngine;
 import io.gpdedup.store.appliance.ApplianceProfile;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.StoreException;
+import io.gpdedup.store.s3.S3Backend;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -66,7 +67,13 @@ final class ServeCommand implements Callable<Integer> {
         Signal.handle(new Signal("INT"), sig -> stop.countDown());
         StoreService service;
         try {
-            StoreEngine engine = StoreService.openEngine(cfg);
+            StoreEngine engine;
+            try {
+                engine = StoreService.openEngine(cfg);
+            } catch (S3Backend.BucketUnavailableException e) {
+                System.err.println("gpdedup-store: " + e.getMessage());
+                return 2;
+            }
             if (profile != null) {
                 engine = applianceEngine(engine, profile);
             }

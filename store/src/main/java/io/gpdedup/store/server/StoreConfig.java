@@ -4,6 +4,7 @@ import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.replication.ReplicationSettings;
+import io.gpdedup.store.s3.S3Settings;
 import io.gpdedup.store.tls.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,9 +23,11 @@ import java.util.Map;
  * @param replication how the background copies to other stores are retried
  * @param connectionLimits login timeout, connection caps and pending logins
  * @param diskReserveBytes free space new chunk data must leave on the data directory's file system; 0 = none
+ *     (with a bucket: on the cache directory's)
  * @param reconnectGrace how long a backup lease outlives its lost connection, and how long after a start garbage
  *     collection keeps the chunks the store started with: backups cut off by a network fault or a restart reconnect
  *     within it (docs/protocol.md section 3.4); 0 = none
+ * @param storage where the units are kept: {@code null} for the data directory (the default), else a bucket (docs/s3.md)
  */
 public record StoreConfig(
         String listenAddress,
@@ -44,7 +47,8 @@ public record StoreConfig(
         ReplicationSettings replication,
         ConnectionLimits connectionLimits,
         long diskReserveBytes,
-        Duration reconnectGrace) {
+        Duration reconnectGrace,
+        S3Settings storage) {
 
     public static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
     public static final int DEFAULT_PORT = 7411;
@@ -106,7 +110,7 @@ public record StoreConfig(
             Path applianceProfile) {
         this(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units,
                 applianceProfile, null, 0, PutVerification.SAMPLE, ReplicationSettings.DEFAULT, ConnectionLimits.defaults(),
-                EngineSettings.DEFAULT_DISK_RESERVE, DEFAULT_RECONNECT_GRACE);
+                EngineSettings.DEFAULT_DISK_RESERVE, DEFAULT_RECONNECT_GRACE, null);
     }
 
     /** Defaults for everything but the data directory and the users. */
@@ -116,51 +120,51 @@ public record StoreConfig(
     }
 
     public StoreConfig withPort(int newPort) {
-        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
+        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage);
     }
 
     public StoreConfig withDataDir(Path newDataDir) {
-        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
+        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage);
     }
 
     public StoreConfig withMetricsPort(int newMetricsPort) {
-        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
+        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage);
     }
 
     public StoreConfig withIdleTimeout(Duration newIdleTimeout) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage);
     }
 
     public StoreConfig withLimits(int newMaxFrameBytes, int newMaxBatch) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage);
     }
 
     public StoreConfig withApplianceProfile(Path profile) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage);
     }
 
     public StoreConfig withTls(TlsSettings newTls) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage);
     }
 
     public StoreConfig withUnitCapacity(long bytes) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage);
     }
 
     public StoreConfig withConnectionLimits(ConnectionLimits limits) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, limits, diskReserveBytes, reconnectGrace);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, limits, diskReserveBytes, reconnectGrace, storage);
     }
 
     public StoreConfig withDiskReserve(long bytes) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, bytes, reconnectGrace);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, bytes, reconnectGrace, storage);
     }
 
     public StoreConfig withReconnectGrace(Duration grace) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, grace);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, grace, storage);
     }
 
     public StoreConfig withReplication(ReplicationSettings newReplication) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, newReplication, connectionLimits, diskReserveBytes, reconnectGrace);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, newReplication, connectionLimits, diskReserveBytes, reconnectGrace, storage);
     }
 
     @Override
@@ -177,5 +181,9 @@ public record StoreConfig(
                 + ", verify-on-put=" + verifyOnPut + ", replication-retry=" + replication.retryDelay() + ".." + replication.maxRetryDelay()
                 + " x" + replication.maxAttempts() + ", " + connectionLimits + ", disk-reserve-bytes=" + diskReserveBytes
                 + ", reconnect-grace=" + reconnectGrace + "]";
+    }
+
+    public StoreConfig withStorage(S3Settings s) {
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, s);
     }
 }

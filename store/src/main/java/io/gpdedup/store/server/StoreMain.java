@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 @Command(name = "gpdedup-store", mixinStandardHelpOptions = true, versionProvider = StoreMain.Version.class,
         description = "The gpdedup deduplicating store. With no command: serve ~/.gpdedup/store (see 'serve --help').",
         subcommands = {ServeCommand.class, HashPasswordCommand.class, AdminCommand.Verify.class, AdminCommand.Gc.class,
-            AdminCommand.Stat.class, AdminCommand.ListObjects.class, AdminCommand.Replication.class})
+            AdminCommand.Stat.class, AdminCommand.ListObjects.class, AdminCommand.Replication.class, CopyUnitCommand.class})
 public final class StoreMain implements java.util.concurrent.Callable<Integer> {
 
     public static void main(String[] args) {

@@ -4,6 +4,7 @@ import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.replication.ReplicationQueue;
+import io.gpdedup.store.s3.S3Backend;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -53,6 +54,9 @@ public final class StoreService implements AutoCloseable {
                 // Opens (or creates) every configured unit now, so a bad unit name fails the start, not a login.
                 metrics.watchUnit(engine.unit(unit));
             }
+            if (engine instanceof DiskStoreEngine d && d.backend() instanceof S3Backend bucket) {
+                metrics.register(bucket.requests());
+            }
             replication = ReplicationQueue.start(engine.dataDirectory(), engine, config.replication());
             metrics.register(replication);
             server = StoreServer.start(engine, config, metrics, replication);
@@ -61,7 +65,7 @@ public final class StoreService implements AutoCloseable {
             }
             Path portFile = StorePaths.portFile(engine.dataDirectory());
             writePortFile(portFile, server.address().getPort());
-            LOG.log(System.Logger.Level.INFO, "serving " + engine.dataDirectory() + " on " + server.address()
+            LOG.log(System.Logger.Level.INFO, "serving " + describe(engine) + " on " + server.address()
                     + (server.usesEpoll() ? " (epoll)" : " (nio)")
                     + (endpoint == null ? "" : ", metrics on http://" + hostPort(endpoint.address()) + MetricsEndpoint.PATH));
             return new StoreService(engine, server, endpoint, metrics, replication, portFile);
@@ -80,14 +84,24 @@ public final class StoreService implements AutoCloseable {
         }
     }
 
-    /** Opens (creating) the config's data directory with the engine settings the config asks for. */
+    /**
+     * Opens (creating) the config's data directory with the engine settings the config asks for,
+     * its units in the data directory or, with {@code storage: s3}, in the bucket.
+     */
     public static DiskStoreEngine openEngine(StoreConfig config) {
         EngineSettings settings = EngineSettings.defaults().withVerifyOnPut(config.verifyOnPut()).withDiskReserveBytes(config.diskReserveBytes())
                 .withReconnectGrace(config.reconnectGrace());
         if (config.unitCapacityBytes() > 0) {
             settings = settings.withCapacityBytes(config.unitCapacityBytes());
         }
+        if (config.storage() != null) {
+            return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage()));
+        }
         return DiskStoreEngine.open(config.dataDir(), settings);
+    }
+
+    private static String describe(StoreEngine engine) {
+        return engine instanceof DiskStoreEngine d ? d.describe() : engine.dataDirectory().toString();
     }
 
     private static void refuseDemoPasswordBeyondLoopback(StoreConfig config) throws IOException {

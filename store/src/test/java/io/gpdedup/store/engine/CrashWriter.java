@@ -26,11 +26,15 @@ public final class CrashWriter {
         return out;
     }
 
+    static final EngineSettings SETTINGS = EngineSettings.defaults().withContainerSizeBytes(32 << 10).withGcLiveRatio(0.9);
+
+    /** Arguments: data directory, round; for the S3 backend also the endpoint and the bucket of the test's S3 server. */
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         int round = Integer.parseInt(args[1]);
-        EngineSettings s = EngineSettings.defaults().withContainerSizeBytes(32 << 10).withGcLiveRatio(0.9);
-        DiskStoreEngine engine = DiskStoreEngine.open(dir, s);
+        DiskStoreEngine engine = args.length > 2
+                ? DiskStoreEngine.open(dir, SETTINGS, io.gpdedup.store.s3.S3Backend.factory(KillNineTest.s3(java.net.URI.create(args[2]), args[3], dir)))
+                : DiskStoreEngine.open(dir, SETTINGS);
         StorageUnit unit = engine.unit("u1");
         System.out.println("OPEN");
         System.out.flush();

@@ -22,6 +22,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class GarbageCollectionTest {
     private static final EngineSettings SMALL = EngineSettings.defaults().withContainerSizeBytes(64 << 10);
@@ -188,12 +190,16 @@ class GarbageCollectionTest {
     /**
      * Backups that deduplicate against objects being deleted, a collector running in a loop, and
      * restores of committed objects, all at once. Every acknowledged object must restore, no
-     * restore may fail, and the unit must verify clean at the end.
+     * restore may fail, and the unit must verify clean at the end. On both backends; on S3 with a
+     * third of the backups (each commit there is an upload).
      */
-    @Test
-    void collectionRacingBackupsDeletesAndRestores() throws Exception {
+    @ParameterizedTest
+    @EnumSource(TestEngines.Backend.class)
+    void collectionRacingBackupsDeletesAndRestores(TestEngines.Backend backend) throws Exception {
         EngineSettings tiny = SMALL.withContainerSizeBytes(16 << 10).withGcLiveRatio(0.9);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, tiny)) {
+        int perWriter = backend == TestEngines.Backend.S3 ? 20 : 60;
+        TestEngines engines = new TestEngines(backend, dir);
+        try (DiskStoreEngine engine = engines.open(tiny)) {
             StorageUnit unit = engine.unit("u1");
             // a pool of 64 "blocks"; each object is 8 blocks drawn from it, so objects share chunks
             byte[][] blocks = new byte[64][];
@@ -216,7 +222,7 @@ class GarbageCollectionTest {
                 int thread = t;
                 writers.add(pool.submit(() -> {
                     Random r = new Random(thread);
-                    for (int i = 0; i < 60; i++) {
+                    for (int i = 0; i < perWriter; i++) {
                         String name = "w" + thread + "/" + i;
                         byte[] data = objectData(r, blocks);
                         TestObjects.backup(unit, name, data, 2048, Codec.NONE, deduplicated);
@@ -271,7 +277,7 @@ class GarbageCollectionTest {
             assertFalse(unit.stats().chunks() > 64, "garbage was collected: " + unit.stats());
             assertTrue(chunksCollected.sum() > 0, "the collector never collected while backups ran: nothing was raced");
             // Any failed restore has thrown above; reaching this line means there were none.
-            System.out.printf("gc under load: %d backups (%d chunks deduplicated against stored ones), %d deletes, %d gc runs"
+            System.out.printf("gc under load (" + backend + "): %d backups (%d chunks deduplicated against stored ones), %d deletes, %d gc runs"
                     + " (%d chunks, %d bytes reclaimed while backups ran), %d restores during and %d after, %d bytes verified,"
                     + " verify ok, restore failures: 0%n", backups.sum() + 1, deduplicated.sum(), deletes.sum(), gcRuns,
                     chunksCollected.sum(), bytesReclaimed.sum(), restoresDuring, committed.size(), bytesVerified);

@@ -1,0 +1,93 @@
+package io.gpdedup.store.engine;
+
+import io.gpdedup.store.container.Container;
+import io.gpdedup.store.index.ChunkIndex;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Where a unit's chunk records are kept: container files in a directory ({@link LocalContainers}),
+ * or container objects in a bucket written through a local spool ({@code io.gpdedup.store.s3}).
+ * Records are always appended to local {@link Container} files first; what makes them durable is
+ * the store's business (an fsync, or an upload).
+ *
+ * <p>Appends, seals, copies and removals are serialized by the unit's write lock; reads and
+ * {@link #makeDurable()} may run on any thread at any time.
+ */
+public interface ContainerStore extends Closeable {
+    /** Where an appended record went. */
+    record Placement(int container, long offset) {
+    }
+
+    /** One container: its id, its length, and where its records start. */
+    record Info(int id, long size, long dataStart) {
+    }
+
+    /** The container was removed (by garbage collection) while being read: look the chunk up again. */
+    final class GoneException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public GoneException(int id) {
+            super("container " + id + " was removed");
+        }
+    }
+
+    /**
+     * Builds the index of what is stored, at open (problems found are added to {@code problems}).
+     * A store killed at any moment must come back with every record that was durable.
+     */
+    ChunkIndex recoverIndex(List<String> problems) throws IOException;
+
+    /**
+     * Appends a record, rolling over to a new container when the current one is full. Refused with
+     * nothing written past the unit's capacity or into the disk reserve.
+     */
+    Placement append(byte[] record) throws IOException;
+
+    /** {@code length} bytes at {@code offset} of container {@code id}; {@link GoneException} if it is no more. */
+    byte[] read(int id, long offset, int length) throws IOException;
+
+    /** Makes every record appended before the call durable; what a commit waits for. */
+    void makeDurable() throws IOException;
+
+    /** Stops appending to the current container: the next append starts a new one. */
+    void seal();
+
+    /** Every container, by id. */
+    List<Info> all();
+
+    int count();
+
+    /** Bytes in every container. */
+    long totalBytes();
+
+    /** What is wrong with a container's header, read again now; {@code null}: nothing. */
+    String headerProblem(int id) throws IOException;
+
+    /** A new container for garbage collection's copies (not the one taking appends). */
+    Container createForCopies() throws IOException;
+
+    /** Makes garbage collection's copies durable before the index points at them. */
+    void syncCopies(List<Container> written) throws IOException;
+
+    /** Removes containers for good (their records are dead or copied and durable elsewhere). */
+    void remove(List<Integer> ids) throws IOException;
+
+    /** Bytes that garbage collection may still write locally. */
+    long usableSpace() throws IOException;
+
+    /**
+     * Saves the index so that the next open need not rebuild it, after making what it covers
+     * durable. Called under the unit's write lock. A cache only: failing to save it fails nothing.
+     */
+    void saveIndex(ChunkIndex index, String unitName);
+
+    /** Forgets the saved index before garbage collection moves or removes records. */
+    void dropIndex() throws IOException;
+
+    /** Whether the saved index has fallen far enough behind to be worth saving again now. */
+    default boolean indexWorthSaving() {
+        return false;
+    }
+}

@@ -1,0 +1,64 @@
+package io.gpdedup.store.engine;
+
+import io.gpdedup.store.container.DiskSpace;
+import io.gpdedup.store.recipe.RecipeDirectory;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** Units as directories under {@code <data dir>/units/} (docs/format.md): the embedded default. */
+final class LocalBackend implements StorageBackend {
+    private final Path unitsDir;
+    private final EngineSettings settings;
+    private final DiskSpace space;
+
+    private LocalBackend(Path unitsDir, EngineSettings settings, DiskSpace space) {
+        this.unitsDir = unitsDir;
+        this.settings = settings;
+        this.space = space;
+    }
+
+    static LocalBackend open(Path dataDir, EngineSettings settings) throws IOException {
+        Path units = Files.createDirectories(dataDir.resolve("units"));
+        return new LocalBackend(units, settings, DiskSpace.of(dataDir, settings.diskReserveBytes()));
+    }
+
+    @Override
+    public Set<String> existingUnits() throws IOException {
+        Set<String> names = new TreeSet<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(unitsDir)) {
+            for (Path p : ds) {
+                String name = p.getFileName().toString();
+                if (Files.isDirectory(p) && DiskStoreEngine.isUnitName(name)) {
+                    names.add(name);
+                }
+            }
+        }
+        return names;
+    }
+
+    @Override
+    public UnitParts openUnit(String name) throws IOException {
+        Path dir = unitsDir.resolve(name);
+        LocalContainers containers = LocalContainers.open(name, dir, settings, space);
+        try {
+            return new UnitParts(containers, RecipeDirectory.open(dir.resolve("recipes")), () -> { });
+        } catch (IOException | RuntimeException e) {
+            containers.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public String describe() {
+        return unitsDir.getParent().toString();
+    }
+
+    @Override
+    public void close() {
+        // Nothing held beyond the units, which the engine closes.
+    }
+}

@@ -1,0 +1,42 @@
+package io.gpdedup.store.recipe;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where a unit's recipe files are kept, by file name ({@link ObjectName#fileName}): a directory
+ * ({@link RecipeDirectory}) or a bucket ({@code io.gpdedup.store.s3}). {@link RecipeCatalog} keeps
+ * the in-memory list on top and serializes publishing and deleting.
+ */
+public interface RecipeStore {
+    /** A recipe written by {@link #stage} and not yet published; {@code location} is the store's own. */
+    record Staged(String name, String location, long length, long committedAtMillis) {
+    }
+
+    /**
+     * Every stored object at open: name, file, length, commit time. A recipe that cannot be
+     * decoded is listed damaged and named in {@code problems}.
+     */
+    List<RecipeCatalog.Entry> load(List<String> problems) throws IOException;
+
+    /** The bytes of a recipe file; empty if there is none. */
+    Optional<byte[]> read(String fileName) throws IOException;
+
+    /** Writes a recipe so that {@link #publish} can make it visible; callable in parallel. */
+    Staged stage(String name, long committedAtMillis, long length, byte[] bytes) throws IOException;
+
+    /** Makes staged recipes durable and visible (replacing objects of the same names). */
+    void publish(List<Staged> staged) throws IOException;
+
+    /** Drops a staged recipe that will not be published. */
+    void discard(Staged staged);
+
+    /** Durably removes recipe files. */
+    void delete(List<String> fileNames) throws IOException;
+
+    /** The catalog changed; a store that keeps a checkpoint of the listing may save one. */
+    default void changed(Collection<RecipeCatalog.Entry> entries, boolean closing) {
+    }
+}

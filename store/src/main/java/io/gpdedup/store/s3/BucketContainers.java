@@ -1,0 +1,604 @@
+package io.gpdedup.store.s3;
+
+import io.gpdedup.store.container.CapacityExceededException;
+import io.gpdedup.store.container.Container;
+import io.gpdedup.store.container.ContainerScanner;
+import io.gpdedup.store.container.DiskSpace;
+import io.gpdedup.store.engine.ContainerStore;
+import io.gpdedup.store.engine.EngineSettings;
+import io.gpdedup.store.index.ChunkIndex;
+import io.gpdedup.store.index.IndexSnapshot;
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+
+/**
+ * A unit's containers in the bucket (docs/s3.md). Records are appended to a container file in the
+ * local spool; a full container is sealed and uploaded in the background, and a commit seals the
+ * one being filled and waits until every container not yet in the bucket is there: the container
+ * object (Content-MD5 checked), then its index object. Only then is the spool file dropped and the
+ * container read from the bucket, through the {@link ReadCache}. One upload carries every commit
+ * that waited for it, so concurrent small backups share containers.
+ *
+ * <p>Recovery reads the index checkpoint and the index objects of the containers it does not
+ * cover, never a whole container unless its index object is damaged. A container without an index
+ * object is an upload cut short (its commit was never acknowledged) and is deleted; new container
+ * ids start {@link #ID_GAP} above the highest found, so an upload of a previous holder still in
+ * flight can never be overwritten, nor overwrite ours.
+ */
+final class BucketContainers implements ContainerStore {
+    private static final Logger LOG = Logger.getLogger(BucketContainers.class.getName());
+    static final int ID_GAP = 1024;
+    /** Sealed containers waiting for their upload before appends wait for them. */
+    private static final int MAX_PENDING_UPLOADS = 4;
+    /** Containers uploaded since the last index checkpoint before a commit batch saves a new one. */
+    static final int CHECKPOINT_EVERY = 64;
+    private static final int FETCHERS = 16;
+
+    /** One container: in the spool (being filled, sealed, or uploading), or in the bucket. */
+    private static final class Slot {
+        final int id;
+        volatile Container spool; // while the local file exists
+        volatile long size;
+        volatile long dataStart;
+        volatile boolean sealed; // takes no more appends: may be uploaded
+        volatile boolean remote; // its object and index object are in the bucket
+        CompletableFuture<Void> upload; // guarded by BucketContainers.this
+
+        Slot(int id) {
+            this.id = id;
+        }
+    }
+
+    private final String unit;
+    private final UnitKeys keys;
+    private final Bucket bucket;
+    private final ReadCache cache;
+    private final UnitLease lease;
+    private final ExecutorService uploads;
+    private final Path spoolDir;
+    private final EngineSettings settings;
+    private final DiskSpace space;
+    private final Map<Integer, Slot> slots = new ConcurrentHashMap<>();
+    private final AtomicLong totalBytes = new AtomicLong();
+    private final AtomicInteger uploadedSinceCheckpoint = new AtomicInteger();
+    private Container active; // guarded by this
+    private int nextId; // guarded by this
+
+    BucketContainers(String unit, Bucket bucket, ReadCache cache, UnitLease lease, ExecutorService uploads, Path spoolDir,
+            EngineSettings settings, DiskSpace space) throws IOException {
+        this.unit = unit;
+        this.keys = new UnitKeys(unit);
+        this.bucket = bucket;
+        this.cache = cache;
+        this.lease = lease;
+        this.uploads = uploads;
+        this.spoolDir = spoolDir;
+        this.settings = settings;
+        this.space = space;
+        CacheDirs.empty(spoolDir);
+    }
+
+    @Override
+    public ChunkIndex recoverIndex(List<String> problems) throws IOException {
+        Map<Integer, Long> containerSizes = new TreeMap<>();
+        Map<Integer, Long> indexObjects = new TreeMap<>();
+        int maxId = 0;
+        for (Bucket.Listed o : bucket.list(keys.containers())) {
+            String name = o.key().substring(keys.containers().length());
+            int id = UnitKeys.idOf(name);
+            if (id <= 0) {
+                continue;
+            }
+            maxId = Math.max(maxId, id);
+            (name.endsWith(UnitKeys.INDEX_SUFFIX) ? indexObjects : containerSizes).put(id, o.size());
+        }
+        List<String> orphans = new ArrayList<>();
+        for (int id : containerSizes.keySet()) {
+            if (!indexObjects.containsKey(id)) {
+                orphans.add(keys.container(id)); // its upload was cut short: no commit waited on it successfully
+            }
+        }
+        for (int id : indexObjects.keySet()) {
+            if (!containerSizes.containsKey(id)) {
+                orphans.add(keys.containerIndex(id)); // its container's deletion was cut short
+            }
+        }
+        if (!orphans.isEmpty()) {
+            LOG.info(() -> "unit " + unit + ": deleting " + orphans.size() + " objects of uploads or deletions cut short");
+            lease.checkWritable();
+            bucket.deleteAll(orphans);
+        }
+        IndexSnapshot.Loaded snap = readCheckpoint(containerSizes, indexObjects);
+        ChunkIndex index = snap != null ? snap.index() : new ChunkIndex();
+        List<Integer> uncovered = new ArrayList<>();
+        for (Map.Entry<Integer, Long> c : containerSizes.entrySet()) {
+            if (indexObjects.containsKey(c.getKey()) && (snap == null || !snap.covered().containsKey(c.getKey()))) {
+                uncovered.add(c.getKey());
+            }
+        }
+        Map<Integer, ContainerIndexFile.Contents> read = fetchIndexObjects(uncovered, containerSizes, problems);
+        for (ContainerIndexFile.Contents ci : read.values()) {
+            for (ContainerIndexFile.Entry e : ci.entries()) {
+                index.insert(e.fingerprint(), ci.container(), e.offset(), e.length());
+            }
+        }
+        long total = 0;
+        for (Map.Entry<Integer, Long> c : containerSizes.entrySet()) {
+            if (!indexObjects.containsKey(c.getKey())) {
+                continue;
+            }
+            Slot s = new Slot(c.getKey());
+            s.size = c.getValue();
+            ContainerIndexFile.Contents ci = read.get(c.getKey());
+            s.dataStart = ci != null ? ci.dataStart() : Container.HEADER_BYTES;
+            s.remote = true;
+            slots.put(s.id, s);
+            total += s.size;
+        }
+        totalBytes.set(total);
+        synchronized (this) {
+            nextId = maxId + ID_GAP;
+        }
+        int fromCheckpoint = snap == null ? 0 : snap.covered().size();
+        LOG.info(() -> "unit " + unit + ": " + index.size() + " chunks in " + slots.size() + " containers ("
+                + fromCheckpoint + " from the index checkpoint, " + read.size() + " from index objects)");
+        return index;
+    }
+
+    /** The index checkpoint, if there is one and every container it covers is still there, whole. */
+    private IndexSnapshot.Loaded readCheckpoint(Map<Integer, Long> containerSizes, Map<Integer, Long> indexObjects) throws IOException {
+        Optional<byte[]> bytes = bucket.get(keys.indexCheckpoint());
+        if (bytes.isEmpty()) {
+            return null;
+        }
+        Path temp = spoolDir.resolve("index.snap.download");
+        try {
+            Files.write(temp, bytes.get());
+            IndexSnapshot.Loaded snap = IndexSnapshot.read(temp);
+            if (snap == null) {
+                LOG.warning(() -> "unit " + unit + ": the index checkpoint is damaged; reading every index object instead");
+                return null;
+            }
+            for (Map.Entry<Integer, Long> e : snap.covered().entrySet()) {
+                Long size = containerSizes.get(e.getKey());
+                if (size == null || size.longValue() != e.getValue() || !indexObjects.containsKey(e.getKey())) {
+                    LOG.info(() -> "unit " + unit + ": the index checkpoint is stale; reading every index object instead");
+                    return null;
+                }
+            }
+            return snap;
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
+    /** Index objects read in parallel; a damaged one is replaced by a scan of its container. */
+    private Map<Integer, ContainerIndexFile.Contents> fetchIndexObjects(List<Integer> ids, Map<Integer, Long> sizes, List<String> problems)
+            throws IOException {
+        Map<Integer, ContainerIndexFile.Contents> out = new HashMap<>();
+        if (ids.isEmpty()) {
+            return out;
+        }
+        ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(Math.min(FETCHERS, ids.size()), r -> {
+            Thread t = new Thread(r, "gpdedup-s3-index-read");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            Map<Integer, Future<ContainerIndexFile.Contents>> pending = new TreeMap<>();
+            for (int id : ids) {
+                pending.put(id, pool.submit(() -> indexOf(id, sizes.get(id), problems)));
+            }
+            for (Map.Entry<Integer, Future<ContainerIndexFile.Contents>> e : pending.entrySet()) {
+                out.put(e.getKey(), e.getValue().get());
+            }
+            return out;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException(e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading index objects", e);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private ContainerIndexFile.Contents indexOf(int id, long size, List<String> problems) throws IOException {
+        Optional<byte[]> b = bucket.get(keys.containerIndex(id));
+        ContainerIndexFile.Contents ci = b.map(ContainerIndexFile::decode).orElse(null);
+        if (ci != null && ci.container() == id && ci.containerLength() == size) {
+            return ci;
+        }
+        LOG.warning(() -> "unit " + unit + ": the index object of container " + id + " is damaged; reading the container instead");
+        Path temp = spoolDir.resolve(Container.fileName(id));
+        try {
+            Files.write(temp, bucket.getRange(keys.container(id), 0, Math.toIntExact(size)));
+            try (Container c = Container.open(temp, id)) {
+                List<ContainerIndexFile.Entry> entries = new ArrayList<>();
+                ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(),
+                        (fp, offset, length) -> entries.add(new ContainerIndexFile.Entry(fp, offset, length)));
+                if (r.damagedBytes() > 0 || r.truncatedBytes() > 0) {
+                    synchronized (problems) {
+                        problems.add("container " + id + ": " + (r.damagedBytes() + r.truncatedBytes()) + " damaged bytes skipped");
+                    }
+                }
+                return new ContainerIndexFile.Contents(id, c.dataStart(), size, entries);
+            }
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
+    @Override
+    public synchronized Placement append(byte[] record) throws IOException {
+        Container c = active;
+        boolean roll = c == null || (c.size() + record.length > settings.containerSizeBytes() && c.size() > c.dataStart());
+        long growth = record.length + (roll ? Container.HEADER_BYTES : 0);
+        long capacity = settings.capacityBytes();
+        if (capacity > 0 && totalBytes.get() + growth > capacity) {
+            throw new CapacityExceededException("needs " + growth + " more bytes, " + totalBytes.get() + " of " + capacity + " used");
+        }
+        if (roll) {
+            sealActive();
+            awaitUploadRoom();
+        }
+        space.claim(growth);
+        if (roll) {
+            c = newSpoolContainer();
+            active = c;
+        }
+        // Under this object's lock, so that a commit's seal never starts an upload while a record is half written.
+        long offset = c.append(record);
+        slots.get(c.id()).size = c.size();
+        totalBytes.addAndGet(record.length);
+        return new Placement(c.id(), offset);
+    }
+
+    /** Back-pressure: appends wait while too many sealed containers wait for their upload; a failing upload fails them. */
+    private void awaitUploadRoom() throws IOException {
+        while (true) {
+            List<Slot> waiting = new ArrayList<>();
+            for (Slot s : slots.values()) {
+                if (!s.remote && s.spool != null && s.upload != null) {
+                    waiting.add(s);
+                }
+            }
+            if (waiting.size() < MAX_PENDING_UPLOADS) {
+                return;
+            }
+            waiting.sort(Comparator.comparingInt(s -> s.id));
+            Slot oldest = waiting.get(0);
+            CompletableFuture<Void> f = oldest.upload;
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                oldest.upload = null; // the next commit tries it again
+                throw asIo(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for an upload", e);
+            }
+        }
+    }
+
+    private Container newSpoolContainer() throws IOException {
+        Container c = Container.create(spoolDir, nextId++);
+        Slot s = new Slot(c.id());
+        s.spool = c;
+        s.size = c.size();
+        s.dataStart = c.dataStart();
+        slots.put(s.id, s);
+        totalBytes.addAndGet(c.size());
+        return c;
+    }
+
+    /** Seals the container being filled and starts its upload. Caller holds this. */
+    private void sealActive() {
+        if (active != null) {
+            Slot s = slots.get(active.id());
+            active = null;
+            s.sealed = true;
+            startUpload(s);
+        }
+    }
+
+    /** Caller holds this; the slot is sealed. */
+    private CompletableFuture<Void> startUpload(Slot s) {
+        if (s.upload == null || s.upload.isCompletedExceptionally()) {
+            s.upload = CompletableFuture.runAsync(() -> upload(s), uploads);
+        }
+        return s.upload;
+    }
+
+    /** Puts the container, then its index object, then reads it from the bucket from now on. */
+    private void upload(Slot s) {
+        try {
+            lease.checkWritable();
+            Container c = s.spool;
+            List<ContainerIndexFile.Entry> entries = new ArrayList<>();
+            ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(),
+                    (fp, offset, length) -> entries.add(new ContainerIndexFile.Entry(fp, offset, length)));
+            if (r.damagedBytes() > 0 || r.truncatedBytes() > 0) {
+                throw new IOException("spool file " + c.path() + " is damaged (" + (r.damagedBytes() + r.truncatedBytes())
+                        + " bytes): check the cache disk");
+            }
+            bucket.putFile(keys.container(s.id), c.path());
+            bucket.put(keys.containerIndex(s.id), ContainerIndexFile.encode(s.id, c.dataStart(), c.size(), entries));
+            s.size = c.size();
+            s.remote = true;
+            uploadedSinceCheckpoint.incrementAndGet();
+            dropSpoolFile(s);
+        } catch (IOException e) {
+            throw new CompletionException(e);
+        }
+    }
+
+    /** Readers of the spool file that lose it to this read the bucket instead (the slot is remote first). */
+    private static void dropSpoolFile(Slot s) {
+        Container c = s.spool;
+        s.spool = null;
+        if (c != null) {
+            try {
+                c.close();
+                Files.deleteIfExists(c.path());
+            } catch (IOException e) {
+                LOG.fine(() -> "cannot delete spool file " + c.path() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    public byte[] read(int id, long offset, int length) throws IOException {
+        Slot s = slots.get(id);
+        if (s == null) {
+            throw new GoneException(id);
+        }
+        Container c = s.spool;
+        if (c != null) {
+            try {
+                return c.read(offset, length);
+            } catch (ClosedChannelException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw e;
+                }
+                if (!s.remote) {
+                    throw new GoneException(id); // removed unuploaded (garbage collection's abandoned copies)
+                }
+            }
+        }
+        if (!s.remote) {
+            throw new GoneException(id);
+        }
+        try {
+            return cache.read(unit, id, new ReadCache.Source(bucket, keys.container(id), s.size), offset, length);
+        } catch (IOException e) {
+            if (slots.get(id) != s) {
+                throw new GoneException(id); // removed by garbage collection while being read: the index points at the copy
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void makeDurable() throws IOException {
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        synchronized (this) {
+            sealActive();
+            for (Slot s : slots.values()) {
+                // Not garbage collection's copies while it still fills them: the index points at them only once they are uploaded.
+                if (s.sealed && !s.remote && s.spool != null) {
+                    waits.add(startUpload(s));
+                }
+            }
+        }
+        IOException first = null;
+        for (CompletableFuture<Void> f : waits) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                if (first == null) {
+                    first = asIo(e.getCause());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for uploads", e);
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static IOException asIo(Throwable t) {
+        Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        return c instanceof IOException io ? io : new IOException(String.valueOf(c.getMessage()), c);
+    }
+
+    @Override
+    public synchronized void seal() {
+        sealActive();
+    }
+
+    @Override
+    public List<Info> all() {
+        List<Info> out = new ArrayList<>();
+        for (Slot s : slots.values()) {
+            out.add(new Info(s.id, s.size, s.dataStart));
+        }
+        out.sort(Comparator.comparingInt(Info::id));
+        return out;
+    }
+
+    @Override
+    public int count() {
+        return slots.size();
+    }
+
+    @Override
+    public long totalBytes() {
+        return totalBytes.get();
+    }
+
+    @Override
+    public String headerProblem(int id) throws IOException {
+        return Container.headerProblemOf(read(id, 0, Container.HEADER_BYTES), id);
+    }
+
+    @Override
+    public synchronized Container createForCopies() throws IOException {
+        return newSpoolContainer();
+    }
+
+    @Override
+    public void syncCopies(List<Container> written) throws IOException {
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        synchronized (this) {
+            for (Container c : written) {
+                Slot s = slots.get(c.id());
+                totalBytes.addAndGet(c.size() - s.size);
+                s.size = c.size();
+                s.sealed = true;
+                waits.add(startUpload(s));
+            }
+        }
+        for (CompletableFuture<Void> f : waits) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                throw asIo(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while uploading copies", e);
+            }
+        }
+    }
+
+    /** Index objects go first, so a deletion cut short leaves a container without one: an orphan the next start removes. */
+    @Override
+    public void remove(List<Integer> ids) throws IOException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        lease.checkWritable();
+        List<Slot> doomed = new ArrayList<>();
+        for (int id : ids) {
+            Slot s = slots.get(id);
+            if (s == null) {
+                continue;
+            }
+            CompletableFuture<Void> f;
+            synchronized (this) {
+                f = s.upload;
+                if (active != null && active.id() == id) {
+                    active = null;
+                }
+            }
+            if (f != null) {
+                try {
+                    f.join(); // an upload in flight must land before its deletion, not after
+                } catch (CompletionException e) {
+                    // Deleted below either way.
+                }
+            }
+            doomed.add(s);
+        }
+        List<String> indexKeys = new ArrayList<>();
+        List<String> containerKeys = new ArrayList<>();
+        for (Slot s : doomed) {
+            // Gone for readers first: one that fails on a deleted object then looks its chunk up again.
+            slots.remove(s.id);
+            totalBytes.addAndGet(-s.size);
+            indexKeys.add(keys.containerIndex(s.id));
+            containerKeys.add(keys.container(s.id));
+        }
+        bucket.deleteAll(indexKeys);
+        bucket.deleteAll(containerKeys);
+        for (Slot s : doomed) {
+            dropSpoolFile(s);
+            cache.drop(unit, s.id);
+        }
+    }
+
+    @Override
+    public long usableSpace() throws IOException {
+        return space.usable();
+    }
+
+    /** Uploads the checkpoint of what is in the bucket (entries of spooled containers are left out). */
+    @Override
+    public void saveIndex(ChunkIndex index, String unitName) {
+        Map<Integer, Long> covered = new TreeMap<>();
+        for (Slot s : slots.values()) {
+            if (s.remote) {
+                covered.put(s.id, s.size);
+            }
+        }
+        Path temp = spoolDir.resolve("index.snap");
+        try {
+            lease.checkWritable();
+            int before = uploadedSinceCheckpoint.get();
+            IndexSnapshot.write(temp, index, covered);
+            bucket.putFile(keys.indexCheckpoint(), temp);
+            uploadedSinceCheckpoint.addAndGet(-before);
+        } catch (IOException e) {
+            LOG.warning(() -> "unit " + unitName + ": could not save the index checkpoint (" + e.getMessage()
+                    + "); the next start reads more index objects");
+        } finally {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException ignored) {
+                // The spool is emptied at the next start.
+            }
+        }
+    }
+
+    @Override
+    public void dropIndex() throws IOException {
+        lease.checkWritable();
+        bucket.delete(keys.indexCheckpoint());
+    }
+
+    @Override
+    public boolean indexWorthSaving() {
+        return uploadedSinceCheckpoint.get() >= CHECKPOINT_EVERY;
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (Slot s : slots.values()) {
+            CompletableFuture<Void> f;
+            synchronized (this) {
+                f = s.upload;
+            }
+            if (f != null && !f.isDone()) {
+                try {
+                    f.join();
+                } catch (CompletionException e) {
+                    // Its commit (if any) failed already; the spool file goes below.
+                }
+            }
+            dropSpoolFile(s);
+        }
+    }
+}

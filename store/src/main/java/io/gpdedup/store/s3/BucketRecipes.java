@@ -1,0 +1,283 @@
+package io.gpdedup.store.s3;
+
+import io.gpdedup.store.recipe.ObjectName;
+import io.gpdedup.store.recipe.RecipeCatalog;
+import io.gpdedup.store.recipe.RecipeStore;
+import java.io.IOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.logging.Logger;
+import java.util.zip.CRC32C;
+
+/**
+ * A unit's recipes as objects {@code units/<unit>/recipes/<file name>} (the local recipe file
+ * format, docs/format.md section 3). A PUT is atomic, so a recipe is staged by writing it where it
+ * belongs, once its containers are in the bucket; publishing has nothing left to do.
+ *
+ * <p>Opening lists the recipes and takes name, length and commit time from the catalog
+ * checkpoint ({@code catalog.snap}) for every recipe whose ETag it records, reading only the
+ * others, so a start costs a listing, one checkpoint and the recipes written since it.
+ */
+final class BucketRecipes implements RecipeStore {
+    private static final Logger LOG = Logger.getLogger(BucketRecipes.class.getName());
+    private static final long MAGIC = 0x4750444341543031L; // "GPDCAT01"
+    /** Changes to the catalog between two checkpoints. */
+    static final int CHECKPOINT_EVERY = 256;
+    private static final int FETCHERS = 16;
+    private static final long RECENT_BYTES = 64L << 20;
+
+    private record Known(String name, long length, long committedAtMillis, String etag) {
+    }
+
+    private final String unit;
+    private final UnitKeys keys;
+    private final Bucket bucket;
+    private final UnitLease lease;
+    /** The ETag of every recipe this store knows, by file name: what a checkpoint records. */
+    private final Map<String, String> etags = new ConcurrentHashMap<>();
+    private int changesSinceCheckpoint; // guarded by this
+    /** Recipes read or written lately, by file name: garbage collection reads every recipe at each run. */
+    private final java.util.LinkedHashMap<String, byte[]> recent = new java.util.LinkedHashMap<>(64, 0.75f, true); // guarded by itself
+    private long recentBytes; // guarded by recent
+
+    BucketRecipes(String unit, Bucket bucket, UnitLease lease) {
+        this.unit = unit;
+        this.keys = new UnitKeys(unit);
+        this.bucket = bucket;
+        this.lease = lease;
+    }
+
+    @Override
+    public List<RecipeCatalog.Entry> load(List<String> problems) throws IOException {
+        Map<String, Known> checkpoint = readCheckpoint();
+        List<RecipeCatalog.Entry> out = new ArrayList<>();
+        List<Bucket.Listed> toRead = new ArrayList<>();
+        for (Bucket.Listed o : bucket.list(keys.recipes())) {
+            String file = o.key().substring(keys.recipes().length());
+            if (!file.endsWith(ObjectName.SUFFIX) || file.contains("/")) {
+                continue;
+            }
+            Known k = checkpoint.get(file);
+            if (k != null && k.etag().equals(o.etag())) {
+                out.add(new RecipeCatalog.Entry(k.name(), file, k.length(), k.committedAtMillis(), false));
+                etags.put(file, o.etag());
+            } else {
+                toRead.add(o);
+            }
+        }
+        out.addAll(readAll(toRead, problems));
+        int fromCheckpoint = out.size() - toRead.size();
+        LOG.info(() -> "unit " + unit + ": " + (fromCheckpoint + toRead.size()) + " objects (" + fromCheckpoint + " from the catalog checkpoint, "
+                + toRead.size() + " recipes read)");
+        if (toRead.size() >= CHECKPOINT_EVERY) {
+            synchronized (this) {
+                changesSinceCheckpoint = CHECKPOINT_EVERY; // save one at the next change
+            }
+        }
+        return out;
+    }
+
+    private List<RecipeCatalog.Entry> readAll(List<Bucket.Listed> listed, List<String> problems) throws IOException {
+        List<RecipeCatalog.Entry> out = new ArrayList<>();
+        if (listed.isEmpty()) {
+            return out;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(FETCHERS, listed.size()), r -> {
+            Thread t = new Thread(r, "gpdedup-s3-recipe-read");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Optional<byte[]>>> reads = new ArrayList<>();
+            for (Bucket.Listed o : listed) {
+                reads.add(pool.submit(() -> bucket.get(o.key())));
+            }
+            for (int i = 0; i < listed.size(); i++) {
+                Optional<byte[]> b = reads.get(i).get();
+                if (b.isEmpty()) {
+                    continue; // deleted since the listing
+                }
+                String file = listed.get(i).key().substring(keys.recipes().length());
+                out.add(RecipeCatalog.entryOf(file, b.get(), problems));
+                etags.put(file, listed.get(i).etag());
+            }
+            return out;
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading recipes", e);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Override
+    public Optional<byte[]> read(String fileName) throws IOException {
+        synchronized (recent) {
+            byte[] b = recent.get(fileName);
+            if (b != null) {
+                return Optional.of(b);
+            }
+        }
+        Optional<byte[]> b = bucket.get(keys.recipe(fileName));
+        b.ifPresent(bytes -> remember(fileName, bytes));
+        return b;
+    }
+
+    /** Keeps a recipe this store read or wrote; only this store writes the unit while it holds the lease. */
+    private void remember(String fileName, byte[] bytes) {
+        synchronized (recent) {
+            byte[] old = recent.put(fileName, bytes);
+            recentBytes += bytes.length - (old == null ? 0 : old.length);
+            var it = recent.entrySet().iterator();
+            while (recentBytes > RECENT_BYTES && it.hasNext()) {
+                recentBytes -= it.next().getValue().length;
+                it.remove();
+            }
+        }
+    }
+
+    private void forget(String fileName) {
+        synchronized (recent) {
+            byte[] old = recent.remove(fileName);
+            if (old != null) {
+                recentBytes -= old.length;
+            }
+        }
+    }
+
+    @Override
+    public Staged stage(String name, long committedAtMillis, long length, byte[] bytes) throws IOException {
+        lease.checkWritable();
+        String file = ObjectName.fileName(name);
+        forget(file);
+        String etag = bucket.put(keys.recipe(file), bytes);
+        remember(file, bytes);
+        etags.put(file, etag != null ? etag : Bucket.md5Hex(bytes));
+        return new Staged(name, null, length, committedAtMillis);
+    }
+
+    @Override
+    public void publish(List<Staged> staged) {
+        // Each recipe is in the bucket already: a PUT is atomic.
+    }
+
+    @Override
+    public void discard(Staged staged) {
+        // Never staged apart from its place; publishing cannot fail.
+    }
+
+    @Override
+    public void delete(List<String> fileNames) throws IOException {
+        lease.checkWritable();
+        List<String> keyList = new ArrayList<>();
+        for (String f : fileNames) {
+            keyList.add(keys.recipe(f));
+            forget(f);
+        }
+        bucket.deleteAll(keyList);
+        for (String f : fileNames) {
+            etags.remove(f);
+        }
+    }
+
+    @Override
+    public void changed(Collection<RecipeCatalog.Entry> entries, boolean closing) {
+        synchronized (this) {
+            if (!closing && ++changesSinceCheckpoint < CHECKPOINT_EVERY) {
+                return;
+            }
+            if (closing && changesSinceCheckpoint == 0) {
+                return;
+            }
+            changesSinceCheckpoint = 0;
+        }
+        try {
+            lease.checkWritable();
+            bucket.put(keys.catalogCheckpoint(), encode(entries));
+        } catch (IOException e) {
+            LOG.warning(() -> "unit " + unit + ": could not save the catalog checkpoint (" + e.getMessage() + "); the next start reads more recipes");
+        }
+    }
+
+    /** magic | count | count x { file name, ETag, object name (u16 length + UTF-8 each), length (8), commit time (8) } | CRC-32C */
+    private byte[] encode(Collection<RecipeCatalog.Entry> entries) {
+        List<byte[][]> rows = new ArrayList<>();
+        List<long[]> numbers = new ArrayList<>();
+        int size = 8 + 4 + 4;
+        for (RecipeCatalog.Entry e : entries) {
+            String etag = etags.get(e.fileName());
+            if (e.damaged() || etag == null) {
+                continue; // read again at the next start
+            }
+            byte[][] row = {utf8(e.fileName()), utf8(etag), utf8(e.name())};
+            rows.add(row);
+            numbers.add(new long[] {e.length(), e.committedAtMillis()});
+            size += 6 + row[0].length + row[1].length + row[2].length + 16;
+        }
+        ByteBuffer b = ByteBuffer.allocate(size);
+        b.putLong(MAGIC).putInt(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            for (byte[] s : rows.get(i)) {
+                b.putShort((short) s.length).put(s);
+            }
+            b.putLong(numbers.get(i)[0]).putLong(numbers.get(i)[1]);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, b.position());
+        b.putInt((int) crc.getValue());
+        return b.array();
+    }
+
+    private Map<String, Known> readCheckpoint() throws IOException {
+        Optional<byte[]> data = bucket.get(keys.catalogCheckpoint());
+        if (data.isEmpty()) {
+            return Map.of();
+        }
+        byte[] d = data.get();
+        Map<String, Known> out = new HashMap<>();
+        try {
+            CRC32C crc = new CRC32C();
+            crc.update(d, 0, d.length - 4);
+            ByteBuffer b = ByteBuffer.wrap(d);
+            if (b.getInt(d.length - 4) != (int) crc.getValue() || b.getLong() != MAGIC) {
+                throw new IllegalArgumentException("checksum");
+            }
+            int n = b.getInt();
+            for (int i = 0; i < n; i++) {
+                String file = string(b);
+                String etag = string(b);
+                String name = string(b);
+                out.put(file, new Known(name, b.getLong(), b.getLong(), etag));
+            }
+            return out;
+        } catch (BufferUnderflowException | IllegalArgumentException | IndexOutOfBoundsException e) {
+            LOG.warning(() -> "unit " + unit + ": the catalog checkpoint is damaged; reading every recipe instead");
+            return new TreeMap<>();
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String string(ByteBuffer b) {
+        byte[] s = new byte[b.getShort() & 0xffff];
+        b.get(s);
+        return new String(s, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,270 @@
+package io.gpdedup.store.s3;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+
+/**
+ * Container bytes read from the bucket, kept on local disk in aligned segments and evicted least
+ * recently used first once they pass the byte budget. A read that misses fetches whole segments
+ * with ranged GETs (one per segment, however many records the restore then takes from it) and
+ * starts fetching the next ones in the background, so a restore reading a container in order finds
+ * them there. Concurrent misses of one segment share one GET. Containers are immutable and their
+ * ids never come back within a process, so nothing cached is ever stale; the cache is emptied at
+ * start, since it is only a cache.
+ */
+final class ReadCache implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(ReadCache.class.getName());
+    /** Segment size: one GET per 4 MiB read, about 256 GETs per GiB restored in order. */
+    static final int SEGMENT = 4 << 20;
+    private static final int PREFETCH_SEGMENTS = 2;
+    private static final int PREFETCH_THREADS = 4;
+
+    private record Key(String unit, int container, long segment) {
+        String fileName() {
+            return unit + "-" + container + "-" + segment;
+        }
+    }
+
+    /** Where a segment comes from: the object key of a container and its length. */
+    record Source(Bucket bucket, String key, long length) {
+    }
+
+    private final Path dir;
+    private final long budget;
+    private final LinkedHashMap<Key, Integer> lru = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
+    private long cachedBytes; // guarded by this
+    private final Map<Key, CompletableFuture<byte[]>> inFlight = new ConcurrentHashMap<>();
+    private final ExecutorService prefetcher = Executors.newFixedThreadPool(PREFETCH_THREADS, r -> {
+        Thread t = new Thread(r, "gpdedup-s3-prefetch");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicLong hits = new AtomicLong();
+    private final AtomicLong misses = new AtomicLong();
+    private final AtomicLong tempSeq = new AtomicLong();
+
+    private ReadCache(Path dir, long budget) {
+        this.dir = dir;
+        this.budget = budget;
+    }
+
+    /** Empties {@code dir} (creating it) and caches at most {@code budget} bytes in it. */
+    static ReadCache open(Path dir, long budget) throws IOException {
+        CacheDirs.empty(dir);
+        return new ReadCache(dir, budget);
+    }
+
+    /** {@code length} bytes at {@code offset} of a container, from the cache or the bucket. */
+    byte[] read(String unit, int container, Source src, long offset, int length) throws IOException {
+        if (offset < 0 || length < 0 || offset + length > src.length()) {
+            throw new EOFException("read past the end of container " + container + " at " + offset + "+" + length);
+        }
+        byte[] out = new byte[length];
+        long first = offset / SEGMENT;
+        long last = length == 0 ? first : (offset + length - 1) / SEGMENT;
+        for (long seg = first; seg <= last; seg++) {
+            long segStart = seg * SEGMENT;
+            long from = Math.max(offset, segStart);
+            long to = Math.min(offset + length, segStart + segmentLength(src, seg));
+            Key key = new Key(unit, container, seg);
+            if (!readCached(key, from - segStart, out, (int) (from - offset), (int) (to - from))) {
+                misses.incrementAndGet();
+                byte[] bytes = fetch(key, src);
+                System.arraycopy(bytes, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
+            } else {
+                hits.incrementAndGet();
+            }
+        }
+        prefetch(unit, container, src, last + 1);
+        return out;
+    }
+
+    private static long segmentLength(Source src, long seg) {
+        return Math.min(SEGMENT, src.length() - seg * SEGMENT);
+    }
+
+    private boolean readCached(Key key, long at, byte[] out, int outOffset, int length) throws IOException {
+        synchronized (this) {
+            if (lru.get(key) == null) {
+                return false;
+            }
+        }
+        try (FileChannel ch = FileChannel.open(dir.resolve(key.fileName()), StandardOpenOption.READ)) {
+            ByteBuffer buf = ByteBuffer.wrap(out, outOffset, length);
+            long pos = at;
+            while (buf.hasRemaining()) {
+                int n = ch.read(buf, pos);
+                if (n < 0) {
+                    return false;
+                }
+                pos += n;
+            }
+            return true;
+        } catch (NoSuchFileException e) {
+            return false; // evicted meanwhile
+        }
+    }
+
+    /** The segment's bytes: fetched by this call, or by one already under way. */
+    private byte[] fetch(Key key, Source src) throws IOException {
+        CompletableFuture<byte[]> mine = new CompletableFuture<>();
+        CompletableFuture<byte[]> running = inFlight.putIfAbsent(key, mine);
+        if (running != null) {
+            return await(running);
+        }
+        try {
+            byte[] bytes = src.bucket().getRange(src.key(), key.segment() * SEGMENT, (int) segmentLength(src, key.segment()));
+            store(key, bytes);
+            mine.complete(bytes);
+            return bytes;
+        } catch (IOException | RuntimeException e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            inFlight.remove(key, mine);
+        }
+    }
+
+    private static byte[] await(CompletableFuture<byte[]> f) throws IOException {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException(e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading from the bucket", e);
+        }
+    }
+
+    private void prefetch(String unit, int container, Source src, long fromSegment) {
+        if (budget < (long) SEGMENT * PREFETCH_THREADS * 4) {
+            return; // a cache this small would evict what it prefetched before it is read
+        }
+        for (long seg = fromSegment; seg < fromSegment + PREFETCH_SEGMENTS && seg * SEGMENT < src.length(); seg++) {
+            Key key = new Key(unit, container, seg);
+            synchronized (this) {
+                if (lru.containsKey(key)) {
+                    continue;
+                }
+            }
+            if (inFlight.containsKey(key)) {
+                continue;
+            }
+            try {
+                prefetcher.execute(() -> {
+                    try {
+                        fetch(key, src);
+                    } catch (IOException | RuntimeException e) {
+                        // Only a guess at what comes next: the read that needs it fetches it again.
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                return; // closing
+            }
+        }
+    }
+
+    private void store(Key key, byte[] bytes) {
+        if (budget < bytes.length) {
+            return;
+        }
+        Path temp = dir.resolve(key.fileName() + "." + tempSeq.incrementAndGet() + ".tmp");
+        try {
+            Files.write(temp, bytes);
+            Files.move(temp, dir.resolve(key.fileName()), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            LOG.fine(() -> "read cache: cannot keep a segment: " + e.getMessage());
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException ignored) {
+                // A full cache disk: reads go on from the bucket.
+            }
+            return;
+        }
+        List<Key> evicted = new ArrayList<>();
+        synchronized (this) {
+            Integer old = lru.put(key, bytes.length);
+            cachedBytes += bytes.length - (old == null ? 0 : old);
+            Iterator<Map.Entry<Key, Integer>> it = lru.entrySet().iterator();
+            while (cachedBytes > budget && it.hasNext()) {
+                Map.Entry<Key, Integer> e = it.next();
+                if (e.getKey().equals(key)) {
+                    continue;
+                }
+                cachedBytes -= e.getValue();
+                evicted.add(e.getKey());
+                it.remove();
+            }
+        }
+        for (Key k : evicted) {
+            deleteQuietly(k);
+        }
+    }
+
+    /** Forgets a removed container's segments. */
+    void drop(String unit, int container) {
+        List<Key> gone = new ArrayList<>();
+        synchronized (this) {
+            Iterator<Map.Entry<Key, Integer>> it = lru.entrySet().iterator();
+            while (it.hasNext()) {
+                Map.Entry<Key, Integer> e = it.next();
+                if (e.getKey().unit().equals(unit) && e.getKey().container() == container) {
+                    cachedBytes -= e.getValue();
+                    gone.add(e.getKey());
+                    it.remove();
+                }
+            }
+        }
+        for (Key k : gone) {
+            deleteQuietly(k);
+        }
+    }
+
+    private void deleteQuietly(Key k) {
+        try {
+            Files.deleteIfExists(dir.resolve(k.fileName()));
+        } catch (IOException e) {
+            // Unaccounted now, and emptied at the next start.
+        }
+    }
+
+    synchronized long cachedBytes() {
+        return cachedBytes;
+    }
+
+    long hits() {
+        return hits.get();
+    }
+
+    long misses() {
+        return misses.get();
+    }
+
+    @Override
+    public void close() {
+        prefetcher.shutdownNow();
+    }
+}

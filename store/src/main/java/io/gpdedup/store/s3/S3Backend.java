@@ -1,0 +1,153 @@
+package io.gpdedup.store.s3;
+
+import io.gpdedup.store.container.DiskSpace;
+import io.gpdedup.store.engine.EngineSettings;
+import io.gpdedup.store.engine.StorageBackend;
+import io.gpdedup.store.engine.StoreException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * Units kept in an S3-compatible bucket under a prefix (docs/s3.md). Local disk holds only the
+ * spool of containers being written and a bounded read cache, both under {@code cache-dir} and
+ * emptied at start; the index lives in memory. Each unit is served under a lease
+ * ({@link UnitLease}) renewed by a timer of this backend.
+ */
+public final class S3Backend implements StorageBackend {
+    private static final Logger LOG = Logger.getLogger(S3Backend.class.getName());
+    /** Containers uploaded at once, over every unit. */
+    private static final int UPLOADERS = 4;
+
+    private final S3Settings s3;
+    private final EngineSettings settings;
+    private final Bucket bucket;
+    private final StoreIdentity me;
+    private final boolean conditional;
+    private final ReadCache cache;
+    private final DiskSpace spoolSpace;
+    private final ExecutorService uploads = Executors.newFixedThreadPool(UPLOADERS, r -> {
+        Thread t = new Thread(r, "gpdedup-s3-upload");
+        t.setDaemon(true);
+        return t;
+    });
+    private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "gpdedup-s3-lease");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<String, UnitLease> leases = new ConcurrentHashMap<>();
+
+    private S3Backend(S3Settings s3, EngineSettings settings, Bucket bucket, StoreIdentity me, boolean conditional, ReadCache cache,
+            DiskSpace spoolSpace) {
+        this.s3 = s3;
+        this.settings = settings;
+        this.bucket = bucket;
+        this.me = me;
+        this.conditional = conditional;
+        this.cache = cache;
+        this.spoolSpace = spoolSpace;
+        long every = Math.max(1, s3.leaseSeconds() / 6);
+        renewals.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.SECONDS);
+    }
+
+    /** A factory for {@link io.gpdedup.store.engine.DiskStoreEngine#open(Path, EngineSettings, StorageBackend.Factory)}. */
+    public static StorageBackend.Factory factory(S3Settings s3) {
+        return (dataDir, settings) -> open(dataDir, settings, s3);
+    }
+
+    /**
+     * Checks the bucket (it must exist and the credentials must reach it: else a
+     * {@link BucketUnavailableException}), finds whether it honours conditional writes, and
+     * empties the cache directory.
+     */
+    static S3Backend open(Path dataDir, EngineSettings settings, S3Settings s3) throws IOException {
+        Bucket bucket = Bucket.open(s3);
+        try {
+            boolean conditional;
+            try {
+                bucket.check();
+                conditional = bucket.conditionalWrites();
+            } catch (BucketException e) {
+                throw new BucketUnavailableException("storage: " + e.getMessage(), e);
+            }
+            Files.createDirectories(s3.cacheDir());
+            ReadCache cache = ReadCache.open(s3.cacheDir().resolve("read"), s3.cacheBytes());
+            DiskSpace space = DiskSpace.of(s3.cacheDir(), settings.diskReserveBytes());
+            LOG.info(() -> "storage: " + s3.describe() + ", cache " + s3.cacheDir() + " (" + (s3.cacheBytes() >> 20) + " MiB), leases "
+                    + (conditional ? "by conditional writes" : "by write, wait " + UnitLease.SETTLE_MILLIS + " ms and read back"));
+            return new S3Backend(s3, settings, bucket, StoreIdentity.of(dataDir), conditional, cache, space);
+        } catch (IOException | RuntimeException e) {
+            bucket.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public Set<String> existingUnits() {
+        return Set.of(); // several stores share a bucket: each opens only the units its config names
+    }
+
+    @Override
+    public UnitParts openUnit(String name) throws IOException {
+        UnitLease lease = UnitLease.acquire(bucket, name, me, s3.leaseSeconds(), conditional);
+        try {
+            BucketContainers containers = new BucketContainers(name, bucket, cache, lease, uploads, s3.cacheDir().resolve("spool").resolve(name),
+                    settings, spoolSpace);
+            leases.put(name, lease);
+            return new UnitParts(containers, new BucketRecipes(name, bucket, lease), () -> {
+                leases.remove(name);
+                lease.release();
+            });
+        } catch (IOException | RuntimeException e) {
+            lease.release();
+            throw e;
+        }
+    }
+
+    private void renewAll() {
+        for (UnitLease l : leases.values()) {
+            l.renew();
+        }
+    }
+
+    /** Requests sent so far, by operation. */
+    public RequestCounters requests() {
+        return bucket.counters();
+    }
+
+    @Override
+    public String describe() {
+        return s3.describe();
+    }
+
+    @Override
+    public void close() {
+        renewals.shutdownNow();
+        uploads.shutdown();
+        try {
+            uploads.awaitTermination(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        cache.close();
+        bucket.close();
+    }
+
+    /** The bucket cannot be used at all (missing, refused credentials, unreachable): the store cannot start. */
+    public static final class BucketUnavailableException extends StoreException {
+        private static final long serialVersionUID = 1L;
+
+        BucketUnavailableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

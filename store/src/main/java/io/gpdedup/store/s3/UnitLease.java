@@ -1,0 +1,266 @@
+package io.gpdedup.store.s3;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * The claim of one store on one storage unit: the object {@code units/<unit>/lease} in the bucket,
+ * naming the holder, written again every sixth of the lease time (docs/s3.md, leases), each
+ * renewal's requests bounded in time so that a slow one leaves room for the next.
+ *
+ * <p>A lease is live while the server's clock says it was written less than {@code lease-seconds}
+ * ago (its Last-Modified against the Date of the reply that read it: one clock, so no skew between
+ * stores matters). A store refuses a unit whose lease is live and held by another store, and takes
+ * over one that lapsed. Where the server honours conditional writes the take-over is a PUT with
+ * If-Match (or If-None-Match when there is no lease), so of two stores racing only one succeeds.
+ * Elsewhere (S3Proxy 2.6) a store writes its lease, waits {@link #SETTLE_MILLIS} and reads it back:
+ * whoever wrote last wins, and a store that took longer than half that between reading the old
+ * lease and writing its own gives up, so a slow writer cannot overwrite a winner after it looked.
+ *
+ * <p>The holder stops writing to the unit (uploads, recipes, deletions) once two thirds of the
+ * lease time passed since the last renewal it started, by its own clock, so it has stopped well
+ * before another store may take over; writes resume when a renewal succeeds. A holder whose lease
+ * lapsed takes it again as a newcomer would, and one that finds another store's lease has lost the
+ * unit for good.
+ */
+final class UnitLease {
+    private static final Logger LOG = Logger.getLogger(UnitLease.class.getName());
+    static final long SETTLE_MILLIS = 2000;
+    private static final JsonFactory JSON = new JsonFactory();
+
+    /** The lease object's content. */
+    record Holder(String store, String host, long pid, String token, int leaseSeconds, long renewal) {
+    }
+
+    private final Bucket bucket;
+    private final String unit;
+    private final String key;
+    private final StoreIdentity me;
+    private final int leaseSeconds;
+    private final boolean conditional;
+    private final String token = UUID.randomUUID().toString();
+    private volatile long renewedAtNanos;
+    private volatile String etag;
+    private volatile String lostTo;
+    private long renewals; // guarded by this
+
+    private UnitLease(Bucket bucket, String unit, StoreIdentity me, int leaseSeconds, boolean conditional) {
+        this.bucket = bucket.quick();
+        this.unit = unit;
+        this.key = new UnitKeys(unit).lease();
+        this.me = me;
+        this.leaseSeconds = leaseSeconds;
+        this.conditional = conditional;
+    }
+
+    /** Takes the unit's lease, or fails with {@link LeaseHeldException} naming the store that holds it. */
+    static UnitLease acquire(Bucket bucket, String unit, StoreIdentity me, int leaseSeconds, boolean conditional) throws IOException {
+        UnitLease lease = new UnitLease(bucket, unit, me, leaseSeconds, conditional);
+        lease.take();
+        return lease;
+    }
+
+    private synchronized void take() throws IOException {
+        Optional<Bucket.Fetched> current = bucket.fetch(key);
+        if (current.isPresent()) {
+            Holder h = parse(current.get().bytes());
+            long age = Math.max(0, Duration.between(current.get().lastModified(), current.get().serverNow()).getSeconds());
+            int ttl = h != null && h.leaseSeconds() > 0 ? h.leaseSeconds() : leaseSeconds;
+            boolean ours = h != null && h.store().equals(me.id());
+            if (!ours && age < ttl) {
+                throw new LeaseHeldException(heldBy(h, age, ttl));
+            }
+        }
+        byte[] mine = encode();
+        // The lease runs from its write, which other stores date by the server's clock; ours counts from before we sent it.
+        long written = System.nanoTime();
+        if (conditional) {
+            try {
+                etag = current.isPresent() ? bucket.putIfMatch(key, mine, current.get().etag()) : bucket.putIfAbsent(key, mine);
+            } catch (BucketException e) {
+                if (e.kind() == BucketException.Kind.CONFLICT) {
+                    throw new LeaseHeldException(heldBy(bucket.fetch(key).map(f -> parse(f.bytes())).orElse(null), 0, leaseSeconds));
+                }
+                throw e;
+            }
+        } else {
+            bucket.put(key, mine);
+            if (System.nanoTime() - written > TimeUnit.MILLISECONDS.toNanos(SETTLE_MILLIS / 2)) {
+                throw new BucketException(BucketException.Kind.FAILED, "storage unit " + unit + ": writing its lease took longer than "
+                        + SETTLE_MILLIS / 2 + " ms, too long to be sure no other store took it meanwhile; try again", null);
+            }
+            sleep(SETTLE_MILLIS);
+            Optional<Bucket.Fetched> back = bucket.fetch(key);
+            Holder h = back.map(f -> parse(f.bytes())).orElse(null);
+            if (h == null || !token.equals(h.token())) {
+                throw new LeaseHeldException(heldBy(h, 0, leaseSeconds));
+            }
+            etag = back.get().etag();
+        }
+        renewedAtNanos = written;
+        lostTo = null;
+    }
+
+    /** Writes the lease again; called every third of the lease time. Never throws: what failed is logged. */
+    void renew() {
+        if (lostTo != null) {
+            return;
+        }
+        try {
+            if (System.nanoTime() - renewedAtNanos >= TimeUnit.SECONDS.toNanos(leaseSeconds)) {
+                take(); // lapsed: another store may have taken it meanwhile
+                LOG.info(() -> "storage unit " + unit + ": lease taken again after it lapsed");
+                return;
+            }
+            synchronized (this) {
+                long written;
+                if (conditional) {
+                    written = System.nanoTime();
+                    etag = bucket.putIfMatch(key, encode(), etag);
+                } else {
+                    Optional<Bucket.Fetched> current = bucket.fetch(key);
+                    Holder h = current.map(f -> parse(f.bytes())).orElse(null);
+                    if (h == null || !token.equals(h.token())) {
+                        throw new LeaseHeldException(heldBy(h, 0, leaseSeconds));
+                    }
+                    written = System.nanoTime();
+                    etag = bucket.put(key, encode());
+                }
+                renewedAtNanos = written;
+            }
+        } catch (LeaseHeldException e) {
+            lost(e.getMessage());
+        } catch (BucketException e) {
+            if (e.kind() == BucketException.Kind.CONFLICT) {
+                Holder h;
+                try {
+                    h = bucket.fetch(key).map(f -> parse(f.bytes())).orElse(null);
+                } catch (IOException again) {
+                    h = null;
+                }
+                lost(heldBy(h, 0, leaseSeconds));
+            } else {
+                long left = TimeUnit.NANOSECONDS.toSeconds(renewedAtNanos + writeWindowNanos() - System.nanoTime());
+                LOG.warning(() -> "storage unit " + unit + ": cannot renew its lease: " + e.getMessage()
+                        + (left > 0 ? "; writes stop in " + left + " s unless a renewal succeeds" : "; writes are stopped until a renewal succeeds"));
+            }
+        } catch (IOException e) {
+            LOG.warning(() -> "storage unit " + unit + ": cannot renew its lease: " + e.getMessage());
+        }
+    }
+
+    private void lost(String why) {
+        lostTo = why;
+        LOG.severe(() -> "storage unit " + unit + " was taken over: " + why + "; this store no longer writes to it (restart it without the unit)");
+    }
+
+    private long writeWindowNanos() {
+        return TimeUnit.SECONDS.toNanos(leaseSeconds) * 2 / 3;
+    }
+
+    /** Throws unless this store may write to the unit now (before every upload, recipe and deletion). */
+    void checkWritable() throws BucketException {
+        String lost = lostTo;
+        if (lost != null) {
+            throw new BucketException(BucketException.Kind.CONFLICT, "storage unit " + unit + " is no longer this store's: " + lost, null);
+        }
+        long age = System.nanoTime() - renewedAtNanos;
+        if (age > writeWindowNanos()) {
+            throw new BucketException(BucketException.Kind.FAILED, "storage unit " + unit + ": its lease in the bucket was last renewed "
+                    + TimeUnit.NANOSECONDS.toSeconds(age) + " s ago (is the bucket reachable?); writes resume once it is renewed", null);
+        }
+    }
+
+    /** Gives the unit back (a clean stop): deletes the lease if it is still this store's. */
+    synchronized void release() {
+        if (lostTo != null) {
+            return;
+        }
+        try {
+            Optional<Bucket.Fetched> current = bucket.fetch(key);
+            Holder h = current.map(f -> parse(f.bytes())).orElse(null);
+            if (h != null && token.equals(h.token())) {
+                bucket.delete(key);
+            }
+        } catch (IOException e) {
+            LOG.warning(() -> "storage unit " + unit + ": cannot give its lease back (" + e.getMessage()
+                    + "); another store can take the unit once it lapses, after " + leaseSeconds + " s");
+        }
+        lostTo = "this store gave it back";
+    }
+
+    /** A small JSON object, readable with any S3 tool: {@code {"store":..,"host":..,"pid":..,"token":..,"leaseSeconds":..,"renewal":..}}. */
+    private synchronized byte[] encode() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("store", me.id());
+            g.writeStringField("host", me.host());
+            g.writeNumberField("pid", me.pid());
+            g.writeStringField("token", token);
+            g.writeNumberField("leaseSeconds", leaseSeconds);
+            g.writeNumberField("renewal", renewals++);
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    /** The holder a lease object names, or {@code null} when it is not one of ours. */
+    private static Holder parse(byte[] b) {
+        Map<String, String> fields = new HashMap<>();
+        try (JsonParser p = JSON.createParser(b)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                fields.put(name, p.getValueAsString());
+            }
+            String store = fields.get("store");
+            String tok = fields.get("token");
+            if (store == null || tok == null) {
+                return null;
+            }
+            return new Holder(store, fields.getOrDefault("host", "?"), Long.parseLong(fields.getOrDefault("pid", "0")), tok,
+                    Integer.parseInt(fields.getOrDefault("leaseSeconds", "0")), Long.parseLong(fields.getOrDefault("renewal", "0")));
+        } catch (IOException | NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private String heldBy(Holder h, long ageSeconds, int ttl) {
+        String who = h == null ? "another store" : "the store on host " + h.host() + " (pid " + h.pid() + ", store id " + h.store() + ")";
+        return "storage unit " + unit + " is served by " + who + (ageSeconds > 0 ? "; its lease was renewed " + ageSeconds + " s ago" : "")
+                + " and lapses " + ttl + " s after its last renewal: stop that store first, or wait (docs/s3.md, moving a unit)";
+    }
+
+    private static void sleep(long ms) throws BucketException {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BucketException(BucketException.Kind.FAILED, "interrupted while taking a lease", e);
+        }
+    }
+
+    /** For tests and status: when the lease was last written, per the server, if it exists. */
+    Optional<Instant> lastWritten() throws IOException {
+        return bucket.fetch(key).map(Bucket.Fetched::lastModified);
+    }
+}

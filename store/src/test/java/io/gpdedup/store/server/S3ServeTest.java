@@ -1,0 +1,176 @@
+package io.gpdedup.store.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.client.BackupSession;
+import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.engine.ChunkRef;
+import io.gpdedup.store.engine.Codec;
+import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.protocol.ChunkUpload;
+import io.gpdedup.testsupport.S3Server;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gpdedup-store serve} on a bucket of a real S3 server (S3Proxy), in its own JVM with the
+ * credentials in its environment: what a start says when the bucket cannot be used, and a second
+ * store refused the unit the first one serves.
+ */
+@Timeout(300)
+class S3ServeTest {
+    private static final Pattern LISTENING = Pattern.compile("gpdedup-store listening on 127\\.0\\.0\\.1:(\\d+)");
+
+    @TempDir
+    Path dir;
+
+    private record Run(int exit, String stderr) {
+    }
+
+    private Path config(String name, String endpoint, String bucket) throws IOException {
+        Path file = dir.resolve(name + ".yaml");
+        Files.writeString(file, "port: 0\nmetrics-port: -1\ndata-dir: " + name + "-data\n"
+                + "storage:\n  type: s3\n  endpoint: " + endpoint + "\n  bucket: " + bucket + "\n  prefix: site1/\n  path-style: true\n"
+                + "  cache-dir: " + name + "-cache\n  cache-bytes: 64MiB\n"
+                + "units:\n  prod:\n    users:\n      backup: " + PasswordHash.create("pw".toCharArray(), 1000).encoded() + "\n");
+        return file;
+    }
+
+    private static ProcessBuilder serve(Path config, String secret) {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder pb = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), StoreMain.class.getName(),
+                "serve", "--config", config.toString());
+        Map<String, String> env = pb.environment();
+        env.put("AWS_ACCESS_KEY_ID", S3Server.IDENTITY);
+        env.put("AWS_SECRET_ACCESS_KEY", secret);
+        env.put("HOME", config.getParent().toString());
+        return pb;
+    }
+
+    private static Run runToExit(ProcessBuilder pb) throws Exception {
+        Process p = pb.start();
+        p.getOutputStream().close();
+        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
+        CompletableFuture.supplyAsync(() -> drain(p.getInputStream()));
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the store did not exit");
+        return new Run(p.exitValue(), err.get(10, TimeUnit.SECONDS));
+    }
+
+    private static String drain(java.io.InputStream in) {
+        try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static void assertOneLine(Run r, int exit, String start) {
+        assertEquals(exit, r.exit(), r.stderr());
+        List<String> lines = r.stderr().lines().filter(l -> l.startsWith("gpdedup-store: ")).toList();
+        assertEquals(1, lines.size(), r.stderr());
+        assertTrue(lines.get(0).startsWith(start), r.stderr());
+        assertTrue(!r.stderr().contains("Exception") && !r.stderr().contains("\tat "), "no class names or stack traces: " + r.stderr());
+    }
+
+    @Test
+    void aBucketThatCannotBeUsedStopsTheStartWithOneLine() throws Exception {
+        S3Server server = S3Server.shared();
+        String bucket = server.newBucket("serve-check");
+        Run missing = runToExit(serve(config("missing", server.endpoint().toString(), "no-such-bucket"), S3Server.CREDENTIAL));
+        assertOneLine(missing, 2, "gpdedup-store: storage: bucket no-such-bucket does not exist at " + server.endpoint()
+                + ": create it, or set storage.bucket to an existing one");
+
+        Run wrongKey = runToExit(serve(config("wrong", server.endpoint().toString(), bucket), "not-the-secret"));
+        assertOneLine(wrongKey, 2, "gpdedup-store: storage: list bucket " + bucket);
+        assertTrue(wrongKey.stderr().contains("check the credentials"), wrongKey.stderr());
+
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        Run nowhere = runToExit(serve(config("nowhere", "http://127.0.0.1:" + closed, bucket), S3Server.CREDENTIAL));
+        assertOneLine(nowhere, 2, "gpdedup-store: storage: list bucket " + bucket);
+        assertTrue(nowhere.stderr().contains("cannot reach http://127.0.0.1:" + closed), nowhere.stderr());
+    }
+
+    @Test
+    void aSecondStoreIsRefusedTheUnitAndNamesItsHolder() throws Exception {
+        S3Server server = S3Server.shared();
+        String bucket = server.newBucket("serve-two");
+        byte[] raw = new byte[300_000];
+        new Random(4).nextBytes(raw);
+        Process first = serve(config("first", server.endpoint().toString(), bucket), S3Server.CREDENTIAL)
+                .redirectError(dir.resolve("first.err").toFile()).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(first.getInputStream(), StandardCharsets.UTF_8));
+            String line = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return out.readLine();
+                } catch (IOException e) {
+                    return null;
+                }
+            }).get(120, TimeUnit.SECONDS);
+            Matcher m = LISTENING.matcher(String.valueOf(line));
+            assertTrue(m.matches(), line + " / " + Files.readString(dir.resolve("first.err")));
+            int port = Integer.parseInt(m.group(1));
+
+            Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);
+            Recipe recipe = new Recipe(List.of(new ChunkRef(fp, raw.length)), raw.length, Fingerprint.newDigest().digest(raw));
+            try (StoreClient client = StoreClient.connect(ClientSettings.of("127.0.0.1", port, "prod", "backup", "pw"));
+                 BackupSession s = client.beginBackup()) {
+                s.missing(new Fingerprint[] {fp}).join();
+                s.put(List.of(new ChunkUpload(fp, Codec.NONE, raw.length, raw))).join();
+                s.commit("db/one", recipe).join();
+            }
+
+            Run second = runToExit(serve(config("second", server.endpoint().toString(), bucket), S3Server.CREDENTIAL));
+            assertOneLine(second, 1, "gpdedup-store: storage unit prod is served by the store on host ");
+            assertTrue(second.stderr().contains("(pid " + first.pid() + ","), second.stderr());
+        } finally {
+            first.destroy(); // SIGTERM: a clean stop gives the lease back
+            assertTrue(first.waitFor(60, TimeUnit.SECONDS));
+        }
+        assertEquals(0, first.exitValue(), Files.readString(dir.resolve("first.err")));
+        Process second = serve(config("second", server.endpoint().toString(), bucket), S3Server.CREDENTIAL)
+                .redirectError(dir.resolve("second.err").toFile()).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(second.getInputStream(), StandardCharsets.UTF_8));
+            String line = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return out.readLine();
+                } catch (IOException e) {
+                    return null;
+                }
+            }).get(120, TimeUnit.SECONDS);
+            Matcher m = LISTENING.matcher(String.valueOf(line));
+            assertTrue(m.matches(), line + " / " + Files.readString(dir.resolve("second.err")));
+            try (StoreClient client = StoreClient.connect(ClientSettings.of("127.0.0.1", Integer.parseInt(m.group(1)), "prod", "backup", "pw"))) {
+                Recipe r = client.recipe("db/one").orElseThrow();
+                assertArrayEquals(raw, client.chunks(new Fingerprint[] {r.chunks().get(0).fingerprint()}).join().get(0).payload(),
+                        "the second store serves what the first one committed");
+            }
+        } finally {
+            second.destroy();
+            assertTrue(second.waitFor(60, TimeUnit.SECONDS));
+        }
+    }
+}
