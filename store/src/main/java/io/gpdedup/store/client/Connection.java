@@ -14,6 +14,7 @@ import java.io.OutputStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
@@ -29,6 +30,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * One authenticated socket: writes request frames (whole frames, under a lock, from any thread)
@@ -111,8 +113,12 @@ final class Connection implements AutoCloseable {
                 } catch (SocketTimeoutException e) {
                     throw new StoreTimeoutException("gpdedup-store at " + peer + " did not finish the TLS handshake within " + handshakeTimeout);
                 } catch (IOException e) {
-                    throw new StoreConnectException("TLS handshake with gpdedup-store at " + peer + " failed: " + e.getMessage()
-                            + " (does the server have TLS on, and does tls_ca_file hold its certificate or CA?)", e);
+                    String message = "TLS handshake with gpdedup-store at " + peer + " failed: " + e.getMessage()
+                            + " (does the server have TLS on, and does tls_ca_file hold its certificate or CA?)";
+                    // A certificate or protocol refusal stays one on every retry; a connection cut mid-handshake may not.
+                    boolean lasting = e instanceof SSLHandshakeException && !(e.getCause() instanceof SocketException)
+                            && !(e.getCause() instanceof EOFException);
+                    throw new StoreConnectException(message, e, lasting);
                 }
             }
             InputStream in = socket.getInputStream();

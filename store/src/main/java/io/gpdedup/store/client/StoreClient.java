@@ -298,7 +298,7 @@ public final class StoreClient implements AutoCloseable {
         if (cause instanceof StoreServerException e) {
             return e.code() == ErrorCode.SHUTTING_DOWN || e.code() == ErrorCode.THROTTLED;
         }
-        return cause instanceof StoreConnectionLostException || cause instanceof StoreConnectException;
+        return cause instanceof StoreConnectionLostException || cause instanceof StoreConnectException c && !c.lasting();
     }
 
     /**

@@ -4,7 +4,19 @@ package io.gpdedup.store.client;
 public class StoreConnectException extends StoreClientException {
     private static final long serialVersionUID = 1L;
 
+    private final boolean lasting;
+
     public StoreConnectException(String message, Throwable cause) {
+        this(message, cause, false);
+    }
+
+    /** {@code lasting}: trying again cannot help (a refused certificate), so no reconnect waits for it. */
+    public StoreConnectException(String message, Throwable cause, boolean lasting) {
         super(message, cause);
+        this.lasting = lasting;
+    }
+
+    public boolean lasting() {
+        return lasting;
     }
 }
