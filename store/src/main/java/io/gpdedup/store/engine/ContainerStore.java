@@ -51,6 +51,15 @@ public interface ContainerStore extends Closeable {
     /** Makes every record appended before the call durable; what a commit waits for. */
     void makeDurable() throws IOException;
 
+    /**
+     * What a backup's SYNC waits for: the records appended before the call outlive a lost
+     * connection, and a restart of the store where the store can promise that cheaply. By default
+     * as durable as a commit.
+     */
+    default void keepForReconnect() throws IOException {
+        makeDurable();
+    }
+
     /** Stops appending to the current container: the next append starts a new one. */
     void seal();
 

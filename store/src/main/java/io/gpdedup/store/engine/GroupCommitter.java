@@ -61,8 +61,9 @@ final class GroupCommitter implements AutoCloseable {
     }
 
     /**
-     * Completes once every chunk appended before this call is on disk: the next batch takes the dirty
-     * containers after it, and batches run one at a time, so one that took them earlier has finished.
+     * Completes once every chunk appended before this call is kept for a reconnect ({@link
+     * ContainerStore#keepForReconnect}; on local disk: fsynced): batches run one at a time, so one
+     * that started earlier has finished.
      */
     CompletableFuture<Void> sync() {
         return enqueue(null, null);
@@ -115,7 +116,11 @@ final class GroupCommitter implements AutoCloseable {
         // After the batch was taken: every chunk a commit (or sync) in it references was appended
         // before it was queued.
         try {
-            containers.makeDurable();
+            if (waiting.stream().allMatch(Pending::isSync)) {
+                containers.keepForReconnect();
+            } else {
+                containers.makeDurable();
+            }
         } catch (IOException | RuntimeException e) {
             for (Pending p : waiting) {
                 p.future().completeExceptionally(new StoreException("cannot make chunks durable in unit " + unitName + ": " + e, e));

@@ -430,6 +430,16 @@ final class BucketContainers implements ContainerStore {
         }
     }
 
+    /**
+     * Nothing to do: the spool holds the records for a client that reconnects to this process. A
+     * restarted store starts from the bucket alone, so only uploads outlive it, and uploading here
+     * would seal a container per batch the client confirms: a PUT each, and small ranged GETs on
+     * every restore. A backup cut off by a restart before its container went up fails with one line.
+     */
+    @Override
+    public void keepForReconnect() {
+    }
+
     private static IOException asIo(Throwable t) {
         Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
         return c instanceof IOException io ? io : new IOException(String.valueOf(c.getMessage()), c);

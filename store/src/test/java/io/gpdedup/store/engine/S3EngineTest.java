@@ -16,6 +16,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -102,6 +103,31 @@ class S3EngineTest {
             for (int i = 0; i < 40; i++) {
                 assertArrayEquals(TestObjects.data(i, 1000, false), TestObjects.restore(unit, "small/" + i));
             }
+        }
+    }
+
+    /** A stream's SYNC after every batch must not seal a container per batch: on a bucket that is a PUT and a GET per batch. */
+    @Test
+    void syncsBetweenBatchesUploadNothingAndTheCommitUploadsOneContainer() throws Exception {
+        S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("syncs", dir);
+        byte[] data = TestObjects.data(500, 400_000, false);
+        int part = 20_480;
+        try (DiskStoreEngine engine = open(s3, "a")) {
+            DiskStorageUnit unit = (DiskStorageUnit) engine.unit("u1");
+            try (BackupLease lease = unit.beginBackup()) {
+                List<ChunkRef> refs = new ArrayList<>();
+                for (int off = 0; off < data.length; off += part) {
+                    byte[] batch = Arrays.copyOfRange(data, off, Math.min(data.length, off + part));
+                    refs.addAll(TestObjects.upload(lease, batch, 4096, Codec.NONE).chunks());
+                    unit.sync().join();
+                }
+                lease.commit("synced", new Recipe(refs, data.length, TestObjects.sha256(data))).join();
+            }
+            // Only full containers roll over (64 KiB here): seven for 400 KB. A seal per SYNC made twenty. (The
+            // lease's renewals PUT too, so containers are counted, not PUTs.)
+            long full = (data.length + (64 << 10) - 1) / (64 << 10);
+            assertTrue(unit.stats().containers() <= full + 1, unit.stats().toString());
+            assertArrayEquals(data, TestObjects.restore(unit, "synced"));
         }
     }
 
