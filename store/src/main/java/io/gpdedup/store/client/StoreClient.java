@@ -363,7 +363,10 @@ public final class StoreClient implements AutoCloseable {
                 ClientSettings s = settings.withTimeouts(min(settings.connectTimeout(), bound), settings.readTimeout());
                 return Connection.open(s, min(settings.readTimeout(), bound));
             } catch (StoreClientException e) {
-                if (!connectionTrouble(e)) {
+                // A first login that is throttled (guessing goes on) or never answered fails at once: a store
+                // that is up and says no, or stays silent, is not one that is restarting.
+                if (!connectionTrouble(e) || (why == null && (e instanceof StoreTimeoutException
+                        || e instanceof StoreServerException r && r.code() == ErrorCode.THROTTLED))) {
                     throw e;
                 }
                 last = e;
