@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 
@@ -27,15 +28,16 @@ import java.util.logging.Logger;
  * Container bytes read from the bucket, kept on local disk in aligned segments and evicted least
  * recently used first once they pass the byte budget. A read that misses fetches whole segments
  * with ranged GETs (one per segment, however many records the restore then takes from it) and
- * starts fetching the next ones in the background, so a restore reading a container in order finds
- * them there. Concurrent misses of one segment share one GET. Containers are immutable and their
- * ids never come back within a process, so nothing cached is ever stale; the cache is emptied at
- * start, since it is only a cache.
+ * queues fetches of the next ones, so a restore reading a container in order finds them there.
+ * Every segment has at most one GET under way or queued: concurrent misses share it, and a read
+ * that reaches a queued segment before the prefetcher does sends its GET itself. Containers are
+ * immutable and their ids never come back within a process, so nothing cached is ever stale; the
+ * cache is emptied at start, since it is only a cache.
  */
 final class ReadCache implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ReadCache.class.getName());
     /** Segment size: one GET per 4 MiB read, about 256 GETs per GiB restored in order. */
-    static final int SEGMENT = 4 << 20;
+    private static final int SEGMENT = 4 << 20;
     private static final int PREFETCH_SEGMENTS = 2;
     private static final int PREFETCH_THREADS = 4;
 
@@ -45,15 +47,29 @@ final class ReadCache implements AutoCloseable {
         }
     }
 
+    /**
+     * A segment being fetched, or queued for a prefetch: whoever claims it first (the prefetcher,
+     * or a read that needs it before the prefetcher got to it) sends the GET; the others wait.
+     */
+    private static final class Fetch {
+        final CompletableFuture<byte[]> bytes = new CompletableFuture<>();
+        private final AtomicBoolean claimed = new AtomicBoolean();
+
+        boolean claim() {
+            return claimed.compareAndSet(false, true);
+        }
+    }
+
     /** Where a segment comes from: the object key of a container and its length. */
     record Source(Bucket bucket, String key, long length) {
     }
 
     private final Path dir;
     private final long budget;
+    private final int segment;
     private final LinkedHashMap<Key, Integer> lru = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
     private long cachedBytes; // guarded by this
-    private final Map<Key, CompletableFuture<byte[]>> inFlight = new ConcurrentHashMap<>();
+    private final Map<Key, Fetch> inFlight = new ConcurrentHashMap<>();
     private final ExecutorService prefetcher = Executors.newFixedThreadPool(PREFETCH_THREADS, r -> {
         Thread t = new Thread(r, "gpdedup-s3-prefetch");
         t.setDaemon(true);
@@ -63,15 +79,21 @@ final class ReadCache implements AutoCloseable {
     private final AtomicLong misses = new AtomicLong();
     private final AtomicLong tempSeq = new AtomicLong();
 
-    private ReadCache(Path dir, long budget) {
+    private ReadCache(Path dir, long budget, int segment) {
         this.dir = dir;
         this.budget = budget;
+        this.segment = segment;
     }
 
     /** Empties {@code dir} (creating it) and caches at most {@code budget} bytes in it. */
     static ReadCache open(Path dir, long budget) throws IOException {
+        return open(dir, budget, SEGMENT);
+    }
+
+    /** As above, in segments of {@code segment} bytes. */
+    static ReadCache open(Path dir, long budget, int segment) throws IOException {
         CacheDirs.empty(dir);
-        return new ReadCache(dir, budget);
+        return new ReadCache(dir, budget, segment);
     }
 
     /** {@code length} bytes at {@code offset} of a container, from the cache or the bucket. */
@@ -80,10 +102,10 @@ final class ReadCache implements AutoCloseable {
             throw new EOFException("read past the end of container " + container + " at " + offset + "+" + length);
         }
         byte[] out = new byte[length];
-        long first = offset / SEGMENT;
-        long last = length == 0 ? first : (offset + length - 1) / SEGMENT;
+        long first = offset / segment;
+        long last = length == 0 ? first : (offset + length - 1) / segment;
         for (long seg = first; seg <= last; seg++) {
-            long segStart = seg * SEGMENT;
+            long segStart = seg * segment;
             long from = Math.max(offset, segStart);
             long to = Math.min(offset + length, segStart + segmentLength(src, seg));
             Key key = new Key(unit, container, seg);
@@ -99,8 +121,8 @@ final class ReadCache implements AutoCloseable {
         return out;
     }
 
-    private static long segmentLength(Source src, long seg) {
-        return Math.min(SEGMENT, src.length() - seg * SEGMENT);
+    private long segmentLength(Source src, long seg) {
+        return Math.min(segment, src.length() - seg * segment);
     }
 
     private boolean readCached(Key key, long at, byte[] out, int outOffset, int length) throws IOException {
@@ -125,23 +147,46 @@ final class ReadCache implements AutoCloseable {
         }
     }
 
-    /** The segment's bytes: fetched by this call, or by one already under way. */
+    /** The segment's bytes: fetched by this call, or by a fetch already under way or queued. */
     private byte[] fetch(Key key, Source src) throws IOException {
-        CompletableFuture<byte[]> mine = new CompletableFuture<>();
-        CompletableFuture<byte[]> running = inFlight.putIfAbsent(key, mine);
-        if (running != null) {
-            return await(running);
+        for (int attempt = 0;; attempt++) {
+            Fetch mine = new Fetch();
+            Fetch f = inFlight.putIfAbsent(key, mine);
+            if (f == null) {
+                f = mine;
+            }
+            boolean ours = f.claim();
+            if (ours) {
+                load(key, src, f);
+            }
+            try {
+                return await(f.bytes);
+            } catch (IOException e) {
+                if (ours || attempt > 0) {
+                    throw e;
+                }
+                // A prefetch's failure (it was only a guess): this read asks the bucket once more itself.
+            }
         }
+    }
+
+    /**
+     * Completes {@code f}, the segment's entry in {@link #inFlight}, with its bytes. The cache is
+     * looked at again first: a fetch that ended between a caller's miss and its claim of the entry
+     * kept the segment, and must not cost a second GET.
+     */
+    private void load(Key key, Source src, Fetch f) {
         try {
-            byte[] bytes = src.bucket().getRange(src.key(), key.segment() * SEGMENT, (int) segmentLength(src, key.segment()));
-            store(key, bytes);
-            mine.complete(bytes);
-            return bytes;
+            byte[] bytes = new byte[(int) segmentLength(src, key.segment())];
+            if (!readCached(key, 0, bytes, 0, bytes.length)) {
+                bytes = src.bucket().getRange(src.key(), key.segment() * segment, bytes.length);
+                store(key, bytes);
+            }
+            f.bytes.complete(bytes);
         } catch (IOException | RuntimeException e) {
-            mine.completeExceptionally(e);
-            throw e;
+            f.bytes.completeExceptionally(e);
         } finally {
-            inFlight.remove(key, mine);
+            inFlight.remove(key, f);
         }
     }
 
@@ -159,30 +204,36 @@ final class ReadCache implements AutoCloseable {
         }
     }
 
+    /**
+     * Queues fetches of the segments after {@code fromSegment}. Each queued segment is claimed in
+     * {@link #inFlight} at once, so the many reads of one segment queue its successors once, and a
+     * read that needs one before its turn waits for it instead of asking the bucket a second time.
+     */
     private void prefetch(String unit, int container, Source src, long fromSegment) {
-        if (budget < (long) SEGMENT * PREFETCH_THREADS * 4) {
+        if (budget < (long) segment * PREFETCH_THREADS * 4) {
             return; // a cache this small would evict what it prefetched before it is read
         }
-        for (long seg = fromSegment; seg < fromSegment + PREFETCH_SEGMENTS && seg * SEGMENT < src.length(); seg++) {
+        for (long seg = fromSegment; seg < fromSegment + PREFETCH_SEGMENTS && seg * segment < src.length(); seg++) {
             Key key = new Key(unit, container, seg);
             synchronized (this) {
                 if (lru.containsKey(key)) {
                     continue;
                 }
             }
-            if (inFlight.containsKey(key)) {
+            Fetch queued = new Fetch();
+            if (inFlight.putIfAbsent(key, queued) != null) {
                 continue;
             }
             try {
                 prefetcher.execute(() -> {
-                    try {
-                        fetch(key, src);
-                    } catch (IOException | RuntimeException e) {
-                        // Only a guess at what comes next: the read that needs it fetches it again.
+                    if (queued.claim()) {
+                        load(key, src, queued);
                     }
                 });
             } catch (RejectedExecutionException e) {
-                return; // closing
+                inFlight.remove(key, queued);
+                queued.bytes.completeExceptionally(new IOException("the store is closing"));
+                return;
             }
         }
     }
@@ -266,5 +317,9 @@ final class ReadCache implements AutoCloseable {
     @Override
     public void close() {
         prefetcher.shutdownNow();
+        // Queued prefetches never run now: a read waiting for one must not wait forever.
+        for (Fetch f : inFlight.values()) {
+            f.bytes.completeExceptionally(new IOException("the store is closing"));
+        }
     }
 }

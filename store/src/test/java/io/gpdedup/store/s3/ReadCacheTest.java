@@ -1,0 +1,99 @@
+package io.gpdedup.store.s3;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The read cache against a real S3 server (S3Proxy): what a restore costs in GETs, and what it gets back. */
+@Timeout(120)
+class ReadCacheTest {
+    private static final int SEGMENT = 64 << 10;
+    private static final int SEGMENTS = 24;
+    private static final int RECORD = 1_000;
+    private static final int READERS = 4;
+
+    @TempDir
+    Path dir;
+
+    /**
+     * Several readers take consecutive batches of records of one container, as the store serves a
+     * restore's batches in parallel: each segment is asked of the bucket once, by a read or a
+     * prefetch, however many records and readers wanted it before it arrived.
+     */
+    @Test
+    void readersOfAContainerInOrderGetEachSegmentOnce() throws Exception {
+        S3Settings s = TestBuckets.fresh("read-cache", dir);
+        byte[] container = new byte[SEGMENTS * SEGMENT - 123];
+        new Random(3).nextBytes(container);
+        try (Bucket bucket = Bucket.open(s); ReadCache cache = ReadCache.open(dir.resolve("cache"), 64L << 20, SEGMENT)) {
+            bucket.put("c/1", container);
+            ReadCache.Source src = new ReadCache.Source(bucket, "c/1", container.length);
+            long before = bucket.counters().of("GetObject");
+            readAll(cache, src, container);
+            long gets = bucket.counters().of("GetObject") - before;
+            assertEquals(SEGMENTS, gets, "GETs for " + SEGMENTS + " segments read in order by " + READERS + " readers");
+
+            readAll(cache, src, container);
+            assertEquals(gets, bucket.counters().of("GetObject") - before, "a second read of the same container is served by the cache");
+            assertTrue(cache.hits() > cache.misses(), "hits " + cache.hits() + ", misses " + cache.misses());
+        }
+    }
+
+    /** A cache too small to prefetch into still reads right, one GET per segment missed. */
+    @Test
+    void aCacheTooSmallToPrefetchReadsEachSegmentWhenItIsNeeded() throws Exception {
+        S3Settings s = TestBuckets.fresh("read-cache-small", dir);
+        byte[] container = new byte[4 * SEGMENT + 7];
+        new Random(4).nextBytes(container);
+        try (Bucket bucket = Bucket.open(s); ReadCache cache = ReadCache.open(dir.resolve("cache"), 2L * SEGMENT, SEGMENT)) {
+            bucket.put("c/2", container);
+            ReadCache.Source src = new ReadCache.Source(bucket, "c/2", container.length);
+            long before = bucket.counters().of("GetObject");
+            for (int off = 0; off < container.length; off += RECORD) {
+                int n = Math.min(RECORD, container.length - off);
+                assertArrayEquals(Arrays.copyOfRange(container, off, off + n), cache.read("u", 2, src, off, n));
+            }
+            assertEquals(5, bucket.counters().of("GetObject") - before);
+            assertTrue(cache.cachedBytes() <= 2L * SEGMENT, "cached " + cache.cachedBytes());
+        }
+    }
+
+    private static void readAll(ReadCache cache, ReadCache.Source src, byte[] container) throws Exception {
+        int records = (container.length + RECORD - 1) / RECORD;
+        int batch = 16;
+        ExecutorService readers = Executors.newFixedThreadPool(READERS);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int r = 0; r < READERS; r++) {
+                int reader = r;
+                done.add(readers.submit(() -> {
+                    for (int first = reader * batch; first < records; first += READERS * batch) {
+                        for (int i = first; i < Math.min(records, first + batch); i++) {
+                            int off = i * RECORD;
+                            int n = Math.min(RECORD, container.length - off);
+                            assertArrayEquals(Arrays.copyOfRange(container, off, off + n), cache.read("u", 1, src, off, n), "record " + i);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            readers.shutdownNow();
+        }
+    }
+}
