@@ -178,11 +178,15 @@ final class ReadCache implements AutoCloseable {
     private void load(Key key, Source src, Fetch f) {
         try {
             byte[] bytes = new byte[(int) segmentLength(src, key.segment())];
-            if (!readCached(key, 0, bytes, 0, bytes.length)) {
+            if (readCached(key, 0, bytes, 0, bytes.length)) {
+                f.bytes.complete(bytes);
+            } else {
                 bytes = src.bucket().getRange(src.key(), key.segment() * segment, bytes.length);
+                // Readers waiting for it go on while it is written to the cache disk; until then
+                // the entry stays in inFlight, so later readers get these bytes too.
+                f.bytes.complete(bytes);
                 store(key, bytes);
             }
-            f.bytes.complete(bytes);
         } catch (IOException | RuntimeException e) {
             f.bytes.completeExceptionally(e);
         } finally {
