@@ -40,6 +40,11 @@ final class ReadCache implements AutoCloseable {
     private static final int SEGMENT = 4 << 20;
     private static final int PREFETCH_SEGMENTS = 2;
     private static final int PREFETCH_THREADS = 4;
+    /**
+     * Segments last fetched, kept in memory as well: a restore takes many records from each in
+     * turn, and reading them there costs no file open and read per record.
+     */
+    private static final int HOT_SEGMENTS = 8;
 
     private record Key(String unit, int container, long segment) {
         String fileName() {
@@ -69,6 +74,7 @@ final class ReadCache implements AutoCloseable {
     private final int segment;
     private final LinkedHashMap<Key, Integer> lru = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
     private long cachedBytes; // guarded by this
+    private final LinkedHashMap<Key, byte[]> hot = new LinkedHashMap<>(16, 0.75f, true); // guarded by this
     private final Map<Key, Fetch> inFlight = new ConcurrentHashMap<>();
     private final ExecutorService prefetcher = Executors.newFixedThreadPool(PREFETCH_THREADS, r -> {
         Thread t = new Thread(r, "gpdedup-s3-prefetch");
@@ -109,12 +115,19 @@ final class ReadCache implements AutoCloseable {
             long from = Math.max(offset, segStart);
             long to = Math.min(offset + length, segStart + segmentLength(src, seg));
             Key key = new Key(unit, container, seg);
-            if (!readCached(key, from - segStart, out, (int) (from - offset), (int) (to - from))) {
+            byte[] inMemory;
+            synchronized (this) {
+                inMemory = hot.get(key);
+            }
+            if (inMemory != null) {
+                hits.incrementAndGet();
+                System.arraycopy(inMemory, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
+            } else if (readCached(key, from - segStart, out, (int) (from - offset), (int) (to - from))) {
+                hits.incrementAndGet();
+            } else {
                 misses.incrementAndGet();
                 byte[] bytes = fetch(key, src);
                 System.arraycopy(bytes, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
-            } else {
-                hits.incrementAndGet();
             }
         }
         prefetch(unit, container, src, last + 1);
@@ -182,8 +195,8 @@ final class ReadCache implements AutoCloseable {
                 f.bytes.complete(bytes);
             } else {
                 bytes = src.bucket().getRange(src.key(), key.segment() * segment, bytes.length);
-                // Readers waiting for it go on while it is written to the cache disk; until then
-                // the entry stays in inFlight, so later readers get these bytes too.
+                keepHot(key, bytes);
+                // Readers waiting for it go on while it is written to the cache disk.
                 f.bytes.complete(bytes);
                 store(key, bytes);
             }
@@ -242,13 +255,28 @@ final class ReadCache implements AutoCloseable {
         }
     }
 
+    private synchronized void keepHot(Key key, byte[] bytes) {
+        hot.put(key, bytes);
+        if (hot.size() > HOT_SEGMENTS) {
+            Iterator<Key> eldest = hot.keySet().iterator();
+            eldest.next();
+            eldest.remove();
+        }
+    }
+
     private void store(Key key, byte[] bytes) {
         if (budget < bytes.length) {
             return;
         }
         Path temp = dir.resolve(key.fileName() + "." + tempSeq.incrementAndGet() + ".tmp");
         try {
-            Files.write(temp, bytes);
+            // One write, not Files.write's 8 KiB pieces.
+            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer buf = ByteBuffer.wrap(bytes);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+            }
             Files.move(temp, dir.resolve(key.fileName()), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             LOG.fine(() -> "read cache: cannot keep a segment: " + e.getMessage());
@@ -283,6 +311,7 @@ final class ReadCache implements AutoCloseable {
     void drop(String unit, int container) {
         List<Key> gone = new ArrayList<>();
         synchronized (this) {
+            hot.keySet().removeIf(k -> k.unit().equals(unit) && k.container() == container);
             Iterator<Map.Entry<Key, Integer>> it = lru.entrySet().iterator();
             while (it.hasNext()) {
                 Map.Entry<Key, Integer> e = it.next();

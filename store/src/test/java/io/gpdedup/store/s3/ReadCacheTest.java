@@ -70,6 +70,26 @@ class ReadCacheTest {
         }
     }
 
+    /** Segments of a container that garbage collection removed are forgotten, in memory and on disk. */
+    @Test
+    void aDroppedContainerIsReadFromTheBucketAgain() throws Exception {
+        S3Settings s = TestBuckets.fresh("read-cache-drop", dir);
+        byte[] container = new byte[2 * SEGMENT];
+        new Random(5).nextBytes(container);
+        try (Bucket bucket = Bucket.open(s); ReadCache cache = ReadCache.open(dir.resolve("cache"), 4L * SEGMENT, SEGMENT)) {
+            bucket.put("c/3", container); // (a cache this small prefetches nothing: every GET below is a read's own)
+            ReadCache.Source src = new ReadCache.Source(bucket, "c/3", container.length);
+            assertArrayEquals(Arrays.copyOfRange(container, 10, 20), cache.read("u", 3, src, 10, 10));
+            long before = bucket.counters().of("GetObject");
+            assertArrayEquals(Arrays.copyOfRange(container, 30, 40), cache.read("u", 3, src, 30, 10));
+            assertEquals(before, bucket.counters().of("GetObject"), "a cached segment costs no GET");
+            cache.drop("u", 3);
+            assertEquals(0, cache.cachedBytes());
+            assertArrayEquals(Arrays.copyOfRange(container, 30, 40), cache.read("u", 3, src, 30, 10));
+            assertEquals(before + 1, bucket.counters().of("GetObject"), "after the drop the segment comes from the bucket");
+        }
+    }
+
     private static void readAll(ReadCache cache, ReadCache.Source src, byte[] container) throws Exception {
         int records = (container.length + RECORD - 1) / RECORD;
         int batch = 16;
