@@ -26,7 +26,8 @@ import java.util.logging.Logger;
 
 /**
  * Container bytes read from the bucket, kept on local disk in aligned segments and evicted least
- * recently used first once they pass the byte budget. A read that misses fetches whole segments
+ * recently used first once they pass the byte budget. A segment goes to disk when it is fetched a
+ * second time; the last few fetched are kept in memory. A read that misses fetches whole segments
  * with ranged GETs (one per segment, however many records the restore then takes from it) and
  * queues fetches of the next ones, so a restore reading a container in order finds them there.
  * Every segment has at most one GET under way or queued: concurrent misses share it, and a read
@@ -75,6 +76,8 @@ final class ReadCache implements AutoCloseable {
     private final LinkedHashMap<Key, Integer> lru = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
     private long cachedBytes; // guarded by this
     private final LinkedHashMap<Key, byte[]> hot = new LinkedHashMap<>(16, 0.75f, true); // guarded by this
+    /** Segments fetched once and not kept on disk, as many as the disk budget holds (keys only). */
+    private final LinkedHashMap<Key, Boolean> fetchedOnce = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
     private final Map<Key, Fetch> inFlight = new ConcurrentHashMap<>();
     private final ExecutorService prefetcher = Executors.newFixedThreadPool(PREFETCH_THREADS, r -> {
         Thread t = new Thread(r, "gpdedup-s3-prefetch");
@@ -190,15 +193,24 @@ final class ReadCache implements AutoCloseable {
      */
     private void load(Key key, Source src, Fetch f) {
         try {
-            byte[] bytes = new byte[(int) segmentLength(src, key.segment())];
-            if (readCached(key, 0, bytes, 0, bytes.length)) {
+            byte[] bytes;
+            synchronized (this) {
+                bytes = hot.get(key);
+            }
+            if (bytes == null) {
+                byte[] onDisk = new byte[(int) segmentLength(src, key.segment())];
+                bytes = readCached(key, 0, onDisk, 0, onDisk.length) ? onDisk : null;
+            }
+            if (bytes != null) {
                 f.bytes.complete(bytes);
             } else {
-                bytes = src.bucket().getRange(src.key(), key.segment() * segment, bytes.length);
+                bytes = src.bucket().getRange(src.key(), key.segment() * segment, (int) segmentLength(src, key.segment()));
                 keepHot(key, bytes);
                 // Readers waiting for it go on while it is written to the cache disk.
                 f.bytes.complete(bytes);
-                store(key, bytes);
+                if (secondFetch(key)) {
+                    store(key, bytes);
+                }
             }
         } catch (IOException | RuntimeException e) {
             f.bytes.completeExceptionally(e);
@@ -233,7 +245,7 @@ final class ReadCache implements AutoCloseable {
         for (long seg = fromSegment; seg < fromSegment + PREFETCH_SEGMENTS && seg * segment < src.length(); seg++) {
             Key key = new Key(unit, container, seg);
             synchronized (this) {
-                if (lru.containsKey(key)) {
+                if (lru.containsKey(key) || hot.containsKey(key)) {
                     continue;
                 }
             }
@@ -253,6 +265,26 @@ final class ReadCache implements AutoCloseable {
                 return;
             }
         }
+    }
+
+    /**
+     * Whether the bucket was asked for this segment before. Only such segments go to the cache
+     * disk: a restore reads most segments once, and writing each of them to disk cost as much CPU
+     * as the restore's own work, and would push out of the cache what is read again (a retried
+     * restore, a gprestore reading one file once per table) for what never is.
+     */
+    private synchronized boolean secondFetch(Key key) {
+        if (fetchedOnce.remove(key) != null) {
+            return true;
+        }
+        fetchedOnce.put(key, Boolean.TRUE);
+        long remembered = Math.max(1, budget / segment);
+        Iterator<Key> eldest = fetchedOnce.keySet().iterator();
+        while (fetchedOnce.size() > remembered) {
+            eldest.next();
+            eldest.remove();
+        }
+        return false;
     }
 
     private synchronized void keepHot(Key key, byte[] bytes) {
@@ -312,6 +344,7 @@ final class ReadCache implements AutoCloseable {
         List<Key> gone = new ArrayList<>();
         synchronized (this) {
             hot.keySet().removeIf(k -> k.unit().equals(unit) && k.container() == container);
+            fetchedOnce.keySet().removeIf(k -> k.unit().equals(unit) && k.container() == container);
             Iterator<Map.Entry<Key, Integer>> it = lru.entrySet().iterator();
             while (it.hasNext()) {
                 Map.Entry<Key, Integer> e = it.next();
