@@ -45,7 +45,7 @@ final class ReadCache implements AutoCloseable {
      * Segments last fetched, kept in memory as well: a restore takes many records from each in
      * turn, and reading them there costs no file open and read per record.
      */
-    private static final int HOT_SEGMENTS = 8;
+    private static final int HOT_SEGMENTS = 16;
 
     private record Key(String unit, int container, long segment) {
         String fileName() {
