@@ -66,6 +66,16 @@ final class ReadCache implements AutoCloseable {
         }
     }
 
+    /** A segment in memory, and whether a read has taken anything from it yet. */
+    private static final class Hot {
+        final byte[] bytes;
+        boolean read; // guarded by ReadCache.this
+
+        Hot(byte[] bytes) {
+            this.bytes = bytes;
+        }
+    }
+
     /** Where a segment comes from: the object key of a container and its length. */
     record Source(Bucket bucket, String key, long length) {
     }
@@ -75,7 +85,7 @@ final class ReadCache implements AutoCloseable {
     private final int segment;
     private final LinkedHashMap<Key, Integer> lru = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
     private long cachedBytes; // guarded by this
-    private final LinkedHashMap<Key, byte[]> hot = new LinkedHashMap<>(16, 0.75f, true); // guarded by this
+    private final LinkedHashMap<Key, Hot> hot = new LinkedHashMap<>(16, 0.75f, true); // guarded by this
     /** Segments fetched once and not kept on disk, as many as the disk budget holds (keys only). */
     private final LinkedHashMap<Key, Boolean> fetchedOnce = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
     private final Map<Key, Fetch> inFlight = new ConcurrentHashMap<>();
@@ -118,9 +128,13 @@ final class ReadCache implements AutoCloseable {
             long from = Math.max(offset, segStart);
             long to = Math.min(offset + length, segStart + segmentLength(src, seg));
             Key key = new Key(unit, container, seg);
-            byte[] inMemory;
+            byte[] inMemory = null;
             synchronized (this) {
-                inMemory = hot.get(key);
+                Hot h = hot.get(key);
+                if (h != null) {
+                    h.read = true;
+                    inMemory = h.bytes;
+                }
             }
             if (inMemory != null) {
                 hits.incrementAndGet();
@@ -130,6 +144,12 @@ final class ReadCache implements AutoCloseable {
             } else {
                 misses.incrementAndGet();
                 byte[] bytes = fetch(key, src);
+                synchronized (this) {
+                    Hot h = hot.get(key);
+                    if (h != null) {
+                        h.read = true;
+                    }
+                }
                 System.arraycopy(bytes, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
             }
         }
@@ -195,7 +215,8 @@ final class ReadCache implements AutoCloseable {
         try {
             byte[] bytes;
             synchronized (this) {
-                bytes = hot.get(key);
+                Hot h = hot.get(key);
+                bytes = h == null ? null : h.bytes;
             }
             if (bytes == null) {
                 byte[] onDisk = new byte[(int) segmentLength(src, key.segment())];
@@ -205,11 +226,16 @@ final class ReadCache implements AutoCloseable {
                 f.bytes.complete(bytes);
             } else {
                 bytes = src.bucket().getRange(src.key(), key.segment() * segment, (int) segmentLength(src, key.segment()));
-                keepHot(key, bytes);
+                Map.Entry<Key, Hot> unread = keepHot(key, bytes);
                 // Readers waiting for it go on while it is written to the cache disk.
                 f.bytes.complete(bytes);
                 if (secondFetch(key)) {
                     store(key, bytes);
+                }
+                if (unread != null) {
+                    // Prefetched for a reader slower than the others (a container it takes a chunk
+                    // from now and then): kept on disk rather than asked of the bucket again.
+                    store(unread.getKey(), unread.getValue().bytes);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -287,13 +313,16 @@ final class ReadCache implements AutoCloseable {
         return false;
     }
 
-    private synchronized void keepHot(Key key, byte[] bytes) {
-        hot.put(key, bytes);
-        if (hot.size() > HOT_SEGMENTS) {
-            Iterator<Key> eldest = hot.keySet().iterator();
-            eldest.next();
-            eldest.remove();
+    /** Keeps the segment in memory; returns the one it pushed out if nothing was read from that one yet. */
+    private synchronized Map.Entry<Key, Hot> keepHot(Key key, byte[] bytes) {
+        hot.put(key, new Hot(bytes));
+        if (hot.size() <= HOT_SEGMENTS) {
+            return null;
         }
+        Iterator<Map.Entry<Key, Hot>> eldest = hot.entrySet().iterator();
+        Map.Entry<Key, Hot> e = eldest.next();
+        eldest.remove();
+        return e.getValue().read ? null : Map.entry(e.getKey(), e.getValue());
     }
 
     private void store(Key key, byte[] bytes) {
@@ -366,6 +395,11 @@ final class ReadCache implements AutoCloseable {
         } catch (IOException e) {
             // Unaccounted now, and emptied at the next start.
         }
+    }
+
+    /** Segments being fetched or queued for a prefetch. */
+    int fetchesUnderWay() {
+        return inFlight.size();
     }
 
     synchronized long cachedBytes() {

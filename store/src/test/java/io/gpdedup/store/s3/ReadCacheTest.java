@@ -80,6 +80,45 @@ class ReadCacheTest {
         }
     }
 
+    /**
+     * Segments prefetched for a reader that takes from its container only now and then, pushed out
+     * of memory by a faster reader before it came back, are kept on disk, not fetched again.
+     */
+    @Test
+    void prefetchedSegmentsPushedOutOfMemoryUnreadAreKeptOnDisk() throws Exception {
+        S3Settings s = TestBuckets.fresh("read-cache-slow", dir);
+        byte[] slow = new byte[3 * SEGMENT];
+        byte[] fast = new byte[SEGMENTS * SEGMENT];
+        new Random(6).nextBytes(slow);
+        new Random(7).nextBytes(fast);
+        try (Bucket bucket = Bucket.open(s); ReadCache cache = ReadCache.open(dir.resolve("cache"), 64L << 20, SEGMENT)) {
+            bucket.put("c/slow", slow);
+            bucket.put("c/fast", fast);
+            ReadCache.Source slowSrc = new ReadCache.Source(bucket, "c/slow", slow.length);
+            ReadCache.Source fastSrc = new ReadCache.Source(bucket, "c/fast", fast.length);
+            assertArrayEquals(Arrays.copyOfRange(slow, 0, RECORD), cache.read("u", 1, slowSrc, 0, RECORD));
+            awaitIdle(cache);
+            for (int off = 0; off < fast.length; off += RECORD) {
+                int n = Math.min(RECORD, fast.length - off);
+                assertArrayEquals(Arrays.copyOfRange(fast, off, off + n), cache.read("u", 2, fastSrc, off, n));
+            }
+            awaitIdle(cache);
+            long before = bucket.counters().of("GetObject");
+            for (int off = SEGMENT; off < slow.length; off += RECORD) {
+                int n = Math.min(RECORD, slow.length - off);
+                assertArrayEquals(Arrays.copyOfRange(slow, off, off + n), cache.read("u", 1, slowSrc, off, n));
+            }
+            assertEquals(before, bucket.counters().of("GetObject"), "the slow reader's prefetched segments came from the cache disk");
+        }
+    }
+
+    private static void awaitIdle(ReadCache cache) throws InterruptedException {
+        for (int i = 0; i < 600 && cache.fetchesUnderWay() > 0; i++) {
+            Thread.sleep(50);
+        }
+        assertEquals(0, cache.fetchesUnderWay(), "prefetches still under way after 30 s");
+    }
+
     /** Segments of a container that garbage collection removed are forgotten, in memory and on disk. */
     @Test
     void aDroppedContainerIsReadFromTheBucketAgain() throws Exception {
