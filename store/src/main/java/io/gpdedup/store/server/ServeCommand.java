@@ -38,6 +38,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "N", description = "Prometheus /metrics port, overrides the config (0: any free port, -1: off)")
     Integer metricsPort;
 
+    @Option(names = "--log-file", paramLabel = "FILE",
+            description = "log to this file, rotated as log-file-max-bytes and log-file-count say, instead of stderr; overrides the config")
+    Path logFile;
+
     @Option(names = "--appliance-profile", paramLabel = "FILE",
             description = "serve through a simulated appliance with this profile (e.g. profiles/seed003.yaml), overrides the config")
     Path applianceProfile;
@@ -56,7 +60,9 @@ final class ServeCommand implements Callable<Integer> {
             if (profile == null && applianceTrace != null) {
                 throw new IllegalArgumentException("--appliance-trace needs an appliance profile");
             }
-        } catch (ConfigLoader.ConfigException | ApplianceProfile.ProfileException | IllegalArgumentException | UncheckedIOException e) {
+            ServerLog.install(cfg.log());
+        } catch (ConfigLoader.ConfigException | ApplianceProfile.ProfileException | IllegalArgumentException | UncheckedIOException
+                | IOException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 2;
         }
@@ -131,6 +137,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (applianceProfile != null) {
             cfg = cfg.withApplianceProfile(applianceProfile.toAbsolutePath());
+        }
+        if (logFile != null) {
+            cfg = cfg.withLog(cfg.log().withFile(logFile.toAbsolutePath()));
         }
         return cfg;
     }
