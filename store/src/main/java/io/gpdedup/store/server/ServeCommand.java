@@ -88,7 +88,9 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 1;
         }
-        // Should the JVM exit some other way (System.exit elsewhere, SIGHUP), still stop cleanly.
+        StoreService running = service;
+        Signal.handle(new Signal("HUP"), sig -> reload(running));
+        // Should the JVM exit some other way (System.exit elsewhere), still stop cleanly.
         Thread hook = new Thread(service::close, "store-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("gpdedup-store listening on " + StoreService.hostPort(service.address()));
@@ -102,6 +104,28 @@ final class ServeCommand implements Callable<Integer> {
         service.close();
         LOG.log(System.Logger.Level.INFO, "stopped");
         return 0;
+    }
+
+    /**
+     * SIGHUP: reads the config file again and takes its users and units; the other keys need a
+     * restart. A config that cannot be used is logged and changes nothing.
+     */
+    private void reload(StoreService service) {
+        Path file = configFile();
+        try {
+            StoreConfig cfg = ConfigLoader.load(file);
+            service.reloadUsers(cfg);
+            StringBuilder who = new StringBuilder();
+            cfg.units().forEach((unit, users) -> who.append(' ').append(unit).append(users.keySet()));
+            LOG.log(System.Logger.Level.INFO, "config reloaded from " + file + ": users of units" + who
+                    + "; other keys take effect at the next start");
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "config reload from " + file + " failed, keeping the users as they were: " + e.getMessage());
+        }
+    }
+
+    private Path configFile() {
+        return config != null ? config : StorePaths.defaultConfigFile();
     }
 
     /** The engine behind the simulated appliance; closes the engine if that cannot be set up. */
@@ -118,9 +142,8 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     private StoreConfig loadConfig() {
-        Path file = config;
-        if (file == null) {
-            file = StorePaths.defaultConfigFile();
+        Path file = configFile();
+        if (config == null) {
             if (DemoConfig.writeIfAbsent(file)) {
                 LOG.log(System.Logger.Level.WARNING, "wrote the demo config " + file + " (user gpdedup, password gpdedup, loopback only)");
             }

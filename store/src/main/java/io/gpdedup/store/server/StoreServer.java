@@ -29,6 +29,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -152,6 +153,17 @@ public final class StoreServer {
         public boolean isSharable() {
             return true;
         }
+    }
+
+    /**
+     * Takes the users of {@code units} for the logins that follow, opening any unit that is new;
+     * connections already logged in keep their session.
+     */
+    void replaceUsers(Map<String, Map<String, PasswordHash>> units) {
+        for (String unit : units.keySet()) {
+            context.metrics.watchUnit(context.engine.unit(unit));
+        }
+        context.authenticator.replace(units);
     }
 
     public InetSocketAddress address() {

@@ -140,6 +140,18 @@ public final class StoreService implements AutoCloseable {
         return server.address();
     }
 
+    /**
+     * Re-reads the users (and units) of {@code config} for the logins that follow. The other keys
+     * take effect at the next start; a config that cannot be used changes nothing.
+     */
+    public synchronized void reloadUsers(StoreConfig config) throws IOException {
+        if (closed) {
+            return;
+        }
+        refuseDemoPasswordBeyondLoopback(config);
+        server.replaceUsers(config.units());
+    }
+
     public Optional<InetSocketAddress> metricsAddress() {
         return Optional.ofNullable(metricsEndpoint).map(MetricsEndpoint::address);
     }
