@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreProcess;
+import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.server.PasswordHash;
 import java.io.File;
 import java.io.IOException;
@@ -63,14 +65,18 @@ class ServiceTest {
             // Another HOME: the admin command can only find the server (port file of the config's data-dir) through --config.
             StoreAdmin admin = new StoreAdmin(dir, elsewhere, List.of("--config", config.toString(), "--unit", StoreProcess.UNIT,
                     "--user", StoreProcess.USER, "--password-file", passwordFile.toString()));
-            for (int i = 0; i < 30; i++) {
-                assertEquals(0, admin.run("stat").exit());
+            assertEquals(0, admin.run("stat").exit());
+            // Enough logins to fill the 4096-byte file more than once, through the client library.
+            for (int i = 0; i < 150; i++) {
+                try (StoreClient c = StoreClient.connect(ClientSettings.of("127.0.0.1", store.port(), StoreProcess.UNIT, StoreProcess.USER, PASSWORD))) {
+                    c.ping();
+                }
             }
-            assertEquals(0, admin.run("list", "--json").exit());
             String logged = logText(log);
             assertTrue(logged.contains("login: user '" + StoreProcess.USER + "' unit '" + StoreProcess.UNIT + "' from 127.0.0.1"), logged);
-            assertTrue(Files.exists(log.resolveSibling("store.log.1")), "the log was not rotated at 4096 bytes");
+            assertTrue(Files.exists(log.resolveSibling("store.log.2")), "the log was not rotated at 4096 bytes");
             assertFalse(Files.exists(log.resolveSibling("store.log.3")), "more than log-file-count files");
+            assertTrue(Files.size(log.resolveSibling("store.log.1")) <= 4096, "a rotated file is above log-file-max-bytes");
 
             // A new user, then SIGHUP: the running store lets it in.
             String extra = "      operator: " + PasswordHash.create("operator-password".toCharArray(), 1_000).encoded() + "\n";
@@ -88,7 +94,14 @@ class ServiceTest {
             Files.writeString(config, Files.readString(config) + "bogus-key: 1\n");
             hangUp(store);
             awaitLog(log, "config reload from " + config + " failed");
-            assertEquals(0, operator.run("stat").exit());
+            StoreAdmin operatorByPort = new StoreAdmin(dir, elsewhere, List.of("--port", String.valueOf(store.port()), "--unit", StoreProcess.UNIT,
+                    "--user", "operator", "--password-file", operatorPassword.toString()));
+            StoreAdmin.Result still = operatorByPort.run("stat");
+            assertEquals(0, still.exit(), still::toString);
+            StoreAdmin.Result broken = operator.run("stat");
+            assertEquals(2, broken.exit(), broken::toString);
+            assertTrue(broken.stderr().contains("unknown key 'bogus-key'"), broken::toString);
+            Files.writeString(config, Files.readString(config).replace("bogus-key: 1\n", ""));
 
             StoreAdmin.Result missing = new StoreAdmin(dir, elsewhere, List.of("--config", config.toString(), "--password-file",
                     dir.resolve("no-such-file").toString())).run("stat");
@@ -117,7 +130,7 @@ class ServiceTest {
     private static String logText(Path log) throws IOException {
         StringBuilder b = new StringBuilder();
         try (Stream<Path> files = Files.list(log.getParent())) {
-            for (Path f : files.filter(f -> f.getFileName().toString().startsWith("store.log") && !f.toString().endsWith(".lck")).toList()) {
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith("store.log")).toList()) {
                 b.append(Files.readString(f));
             }
         }

@@ -8,7 +8,6 @@ import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.logging.ConsoleHandler;
-import java.util.logging.FileHandler;
 import java.util.logging.Formatter;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -41,7 +40,7 @@ final class ServerLog {
         if (settings.file() != null) {
             Files.createDirectories(settings.file().toAbsolutePath().getParent());
             try {
-                handler = new FileHandler(settings.file().toString(), (int) settings.maxBytes(), settings.files(), true);
+                handler = new RotatingLogFile(settings.file(), settings.maxBytes(), settings.files());
             } catch (IOException e) {
                 throw new IOException("cannot open log file " + settings.file() + ": " + e.getMessage(), e);
             }
