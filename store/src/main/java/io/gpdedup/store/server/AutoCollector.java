@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Collects a unit's garbage without an operator: a quiet time after its last delete (so a run of
- * {@code delete_backup} calls costs one collection), never later than the maximum delay after the
- * first delete it covers, and, if configured, every unit on a fixed period. It runs the same
+ * {@code delete_backup} calls costs one collection), later while backup streams are open, but
+ * never later than the maximum delay after the first delete it covers; and, if configured, every
+ * unit on a fixed period. It runs the same
  * collection as {@code gpdedup-store gc}, which keeps every chunk an open backup may still use, so
  * it is safe while backups run. One thread: collections of different units never overlap.
  */
@@ -51,20 +52,35 @@ final class AutoCollector implements AutoCloseable {
         if (objects <= 0 || !schedule.afterDeletes() || thread.isShutdown()) {
             return;
         }
-        long now = System.nanoTime();
         Pending p = pending.get(unit);
-        long first = now;
         if (p != null) {
-            first = p.firstDeleteNanos();
             p.run().cancel(false);
         }
-        long delay = Math.min(schedule.afterDelete().toNanos(), first + schedule.maxDelay().toNanos() - now);
+        plan(unit, p == null ? System.nanoTime() : p.firstDeleteNanos());
+    }
+
+    /** Schedules the unit's collection a quiet time from now, but no later than the maximum delay after {@code first}. */
+    private void plan(String unit, long first) {
+        long delay = Math.min(schedule.afterDelete().toNanos(), first + schedule.maxDelay().toNanos() - System.nanoTime());
         ScheduledFuture<?> run = thread.schedule(() -> collectAfterDeletes(unit), Math.max(0, delay), TimeUnit.NANOSECONDS);
         pending.put(unit, new Pending(first, run));
     }
 
+    /**
+     * Runs the planned collection, or, while backup streams are open and the maximum delay has not
+     * passed, waits another quiet time: a collection holds the unit's lock, and backups wait for it.
+     */
     private void collectAfterDeletes(String unit) {
         synchronized (this) {
+            Pending p = pending.get(unit);
+            if (p == null || thread.isShutdown()) {
+                return;
+            }
+            boolean late = System.nanoTime() - p.firstDeleteNanos() >= schedule.maxDelay().toNanos();
+            if (metrics.activeLeases() > 0 && !late) {
+                plan(unit, p.firstDeleteNanos());
+                return;
+            }
             pending.remove(unit);
         }
         collectLogged(unit, "after deletes");

@@ -54,6 +54,22 @@ class AutoCollectorTest {
     }
 
     @Test
+    void anOpenBackupStreamPostponesTheCollectionUntilItEnds() throws Exception {
+        GcSchedule schedule = new GcSchedule(Duration.ofMillis(50), Duration.ofHours(1), Duration.ZERO);
+        try (StoreFixture store = StoreFixture.start(dir, c -> c.withGc(schedule), e -> e);
+                StoreClient client = store.connectA()) {
+            store(client, "cluster1/backups/20261101/20261101100000/f", 1);
+            BackupSession running = client.beginBackup();
+            assertEquals(1, client.deleteObjects("cluster1/backups/20261101/"));
+            // Twenty quiet times pass with the stream open: the collection waits.
+            Thread.sleep(1_000);
+            assertEquals(0, gcRuns(store));
+            running.close();
+            awaitGcRuns(store, 1);
+        }
+    }
+
+    @Test
     void anIntervalCollectsEveryUnitWithoutDeletes() throws Exception {
         GcSchedule schedule = new GcSchedule(Duration.ZERO, Duration.ZERO, Duration.ofMillis(100));
         try (StoreFixture store = StoreFixture.start(dir, c -> c.withGc(schedule), e -> e);
