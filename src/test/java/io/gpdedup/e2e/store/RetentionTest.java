@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Space comes back by itself: backups through {@code dist/bin/gpbackup_dedup_plugin}, then
  * {@code delete_backup} as gpbackup_manager sends it, and the store's own collection shrinks the
  * unit with no admin command (config {@code gc-after-delete-seconds: 1}). Then {@code backups}
- * reports files, logical and new bytes per backup, and {@code prune} applies a keep-last policy:
+ * reports files, logical, new and stored bytes per backup, and {@code prune} applies a keep-last policy:
  * a dry run deletes nothing, the real one deletes the older backups, frees their space, and the
  * kept ones still restore.
  */
@@ -72,15 +72,19 @@ class RetentionTest {
             backUp("20261110100000", repeated);
             backUp("20261111100000", repeated);
             backUp("20261112100000", SeededBytes.array(201, BACKUP_BYTES));
-            JsonNode backups = admin.run("backups", "--json", "--directory", "cluster1").json();
+            JsonNode backups = admin.run("backups", "--json", "--directory", "cluster1", "--stored-bytes").json();
             assertEquals(4, backups.size(), backups::toPrettyString);
             JsonNode same = backups.get(2);
             assertEquals("20261111100000", same.get("timestamp").asText());
             assertEquals(1, same.get("files").asInt());
             assertEquals(BACKUP_BYTES, same.get("logical_bytes").asLong());
             assertEquals(0, same.get("new_bytes").asLong(), backups::toPrettyString);
+            assertEquals(0, same.get("stored_bytes").asLong(), backups::toPrettyString);
             JsonNode fresh = backups.get(3);
             assertEquals(BACKUP_BYTES, fresh.get("new_bytes").asLong(), backups::toPrettyString);
+            // Random bytes do not compress: stored about as they came, never nothing.
+            long stored = fresh.get("stored_bytes").asLong();
+            assertTrue(stored > BACKUP_BYTES * 0.99 && stored < BACKUP_BYTES * 1.01, backups::toPrettyString);
             String table = admin.run("backups").stdout();
             assertTrue(table.contains("20261112100000") && table.contains("cluster1"), table);
 

@@ -314,9 +314,16 @@ abstract class AdminCommand implements Callable<Integer> {
         @Option(names = "--directory", paramLabel = "D", description = "only the backups of this cluster directory (the plugin's 'directory' option)")
         String directory;
 
+        @Option(names = "--stored-bytes", description = "also the bytes the new chunks take as stored (compressed): reads each of them once, "
+                + "as long as reading all the data of the backups listed")
+        boolean stored;
+
         @Override
         int run(StoreClient client, PrintStream out) {
-            List<BackupFigures> figures = BackupFigures.of(client, BackupSet.of(client.list(directory == null ? "" : directory + "/backups/")));
+            List<BackupFigures> figures;
+            try (Progress p = Progress.onTerminal("backups")) {
+                figures = BackupFigures.of(client, BackupSet.of(client.list(directory == null ? "" : directory + "/backups/")), stored);
+            }
             if (json) {
                 ArrayNode list = JSON.createArrayNode();
                 figures.forEach(f -> f.toJson(list.addObject()));
@@ -327,11 +334,12 @@ abstract class AdminCommand implements Callable<Integer> {
                 out.println("no backups in unit " + unit + (directory == null ? "" : " under directory " + directory));
                 return 0;
             }
-            out.printf(Locale.ROOT, "%-20s %-14s %6s %16s %16s %7s  %s%n", "directory", "timestamp", "files", "logical bytes", "new bytes",
-                    "ratio", "finished");
+            out.printf(Locale.ROOT, "%-20s %-14s %6s %16s %16s%s %7s  %s%n", "directory", "timestamp", "files", "logical bytes", "new bytes",
+                    stored ? String.format(Locale.ROOT, " %16s", "stored bytes") : "", "ratio", "finished");
             for (BackupFigures f : figures) {
-                out.printf(Locale.ROOT, "%-20s %-14s %6d %16d %16d %7s  %s%n", f.backup().directory(), f.backup().timestamp(),
-                        f.backup().objects().size(), f.backup().logicalBytes(), f.newBytes(), ratio(f.backup().logicalBytes(), f.newBytes()),
+                out.printf(Locale.ROOT, "%-20s %-14s %6d %16d %16d%s %7s  %s%n", f.backup().directory(), f.backup().timestamp(),
+                        f.backup().objects().size(), f.backup().logicalBytes(), f.newBytes(),
+                        stored ? String.format(Locale.ROOT, " %16d", f.storedBytes()) : "", ratio(f.backup().logicalBytes(), f.newBytes()),
                         Instant.ofEpochMilli(f.backup().finishedAtMillis()));
             }
             return 0;
