@@ -322,7 +322,7 @@ abstract class AdminCommand implements Callable<Integer> {
         int run(StoreClient client, PrintStream out) {
             List<BackupFigures> figures;
             try (Progress p = Progress.onTerminal("backups")) {
-                figures = BackupFigures.of(client, BackupSet.of(client.list(directory == null ? "" : directory + "/backups/")), stored);
+                figures = BackupFigures.of(client, BackupSet.of(client.list(directory == null ? "" : BackupSet.backupsOf(directory))), stored);
             }
             if (json) {
                 ArrayNode list = JSON.createArrayNode();
@@ -378,7 +378,7 @@ abstract class AdminCommand implements Callable<Integer> {
                 System.err.println("gpdedup-store: prune: " + e.getMessage());
                 return 2;
             }
-            List<BackupSet> backups = BackupSet.of(client.list(directory + "/backups/"));
+            List<BackupSet> backups = BackupSet.of(client.list(BackupSet.backupsOf(directory)));
             Map<String, BackupSet> byTimestamp = new LinkedHashMap<>();
             backups.forEach(b -> byTimestamp.put(b.timestamp(), b));
             Map<String, List<String>> plan = policy.apply(new ArrayList<>(byTimestamp.keySet()));

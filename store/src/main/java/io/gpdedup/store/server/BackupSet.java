@@ -34,6 +34,11 @@ record BackupSet(String directory, String timestamp, List<ObjectInfo> objects) {
         return out;
     }
 
+    /** The prefix of every backup of a cluster directory (the plugin's 'directory' option, trailing slashes allowed). */
+    static String backupsOf(String directory) {
+        return directory.replaceAll("/+$", "") + "/backups/";
+    }
+
     /** What the plugin's delete_backup removes for this backup. */
     String prefix() {
         return directory + "/backups/" + timestamp.substring(0, 8) + "/" + timestamp + "/";
