@@ -73,7 +73,8 @@ abstract class AdminCommand implements Callable<Integer> {
     public Integer call() {
         ClientSettings settings;
         try {
-            settings = ClientSettings.of(host(), port(), unit, user, password());
+            StoreConfig cfg = serverConfig();
+            settings = ClientSettings.of(host(cfg), port(cfg), unit, user, password());
         } catch (ConfigLoader.ConfigException | IOException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 2;
@@ -91,20 +92,22 @@ abstract class AdminCommand implements Callable<Integer> {
 
     abstract int run(StoreClient client, PrintStream out) throws IOException;
 
-    /** The server's config when one was named or is at the default place, else null. */
+    /**
+     * The server's config: the one named, else the default one if it exists and no --port says
+     * where to go; else null.
+     */
     private StoreConfig serverConfig() {
         if (config != null) {
             return ConfigLoader.load(config);
         }
         Path file = StorePaths.defaultConfigFile();
-        return Files.isRegularFile(file) ? ConfigLoader.load(file) : null;
+        return port == null && Files.isRegularFile(file) ? ConfigLoader.load(file) : null;
     }
 
-    private String host() {
+    private String host(StoreConfig cfg) {
         if (host != null) {
             return host;
         }
-        StoreConfig cfg = serverConfig();
         if (cfg == null) {
             return StoreConfig.DEFAULT_LISTEN_ADDRESS;
         }
@@ -113,11 +116,10 @@ abstract class AdminCommand implements Callable<Integer> {
         return listen.equals("0.0.0.0") || listen.equals("::") ? StoreConfig.DEFAULT_LISTEN_ADDRESS : listen;
     }
 
-    private int port() throws IOException {
+    private int port(StoreConfig cfg) throws IOException {
         if (port != null) {
             return port;
         }
-        StoreConfig cfg = serverConfig();
         Path dir = dataDir != null ? dataDir : cfg != null ? cfg.dataDir() : StorePaths.defaultDataDir();
         Path file = StorePaths.portFile(dir);
         if (Files.isRegularFile(file)) {
