@@ -88,6 +88,9 @@ class RetentionTest {
             String table = admin.run("backups").stdout();
             assertTrue(table.contains("20261112100000") && table.contains("cluster1"), table);
 
+            StoreAdmin.Result noRule = admin.run("prune", "--directory", "cluster1");
+            assertEquals(2, noRule.exit(), noRule::toString);
+            assertTrue(noRule.stderr().contains("that would delete every backup"), noRule::toString);
             JsonNode dry = admin.run("prune", "--directory", "cluster1", "--keep-last", "2", "--dry-run", "--json").json();
             assertEquals(2, dry.get("deleted").size(), dry::toPrettyString);
             assertEquals(4, admin.run("backups", "--json").json().size(), "a dry run deleted something");

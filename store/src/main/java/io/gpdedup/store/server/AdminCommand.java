@@ -71,6 +71,12 @@ abstract class AdminCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        try {
+            checkOptions();
+        } catch (IllegalArgumentException e) {
+            System.err.println("gpdedup-store: " + e.getMessage());
+            return 2;
+        }
         ClientSettings settings;
         try {
             StoreConfig cfg = serverConfig();
@@ -91,6 +97,10 @@ abstract class AdminCommand implements Callable<Integer> {
     }
 
     abstract int run(StoreClient client, PrintStream out) throws IOException;
+
+    /** Refuses options that do not go together before connecting. */
+    void checkOptions() {
+    }
 
     /**
      * The server's config: the one named, else the default one if it exists and no --port says
@@ -372,14 +382,17 @@ abstract class AdminCommand implements Callable<Integer> {
         boolean dryRun;
 
         @Override
+        void checkOptions() {
+            policy();
+        }
+
+        private RetentionPolicy policy() {
+            return new RetentionPolicy(last, daily, weekly, monthly);
+        }
+
+        @Override
         int run(StoreClient client, PrintStream out) {
-            RetentionPolicy policy;
-            try {
-                policy = new RetentionPolicy(last, daily, weekly, monthly);
-            } catch (IllegalArgumentException e) {
-                System.err.println("gpdedup-store: prune: " + e.getMessage());
-                return 2;
-            }
+            RetentionPolicy policy = policy();
             List<BackupSet> backups = BackupSet.of(client.list(BackupSet.backupsOf(directory)));
             Map<String, BackupSet> byTimestamp = new LinkedHashMap<>();
             backups.forEach(b -> byTimestamp.put(b.timestamp(), b));

@@ -23,10 +23,10 @@ record RetentionPolicy(int last, int daily, int weekly, int monthly) {
 
     RetentionPolicy {
         if (last < 0 || daily < 0 || weekly < 0 || monthly < 0) {
-            throw new IllegalArgumentException("--keep-* counts must not be negative");
+            throw new IllegalArgumentException("prune: --keep-* counts must not be negative");
         }
         if (last + daily + weekly + monthly == 0) {
-            throw new IllegalArgumentException("no --keep-last, --keep-daily, --keep-weekly or --keep-monthly given: that would delete every backup");
+            throw new IllegalArgumentException("prune: no --keep-last, --keep-daily, --keep-weekly or --keep-monthly given: that would delete every backup");
         }
     }
 
