@@ -162,6 +162,40 @@ public final class StreamSet {
         }
     }
 
+    /**
+     * {@code count} base tables of {@code totalBytes / count} bytes each with seeds of their own,
+     * so that no two share content: the streams of segments that back up at the same time.
+     */
+    public static List<StreamFile> unrelated(Path dir, long totalBytes, int count, long seed, int threads) throws IOException {
+        Files.createDirectories(dir);
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+        try {
+            List<Future<Written>> written = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                TableVersion version = TableVersion.baseOfSize(seed + 1000 + i, totalBytes / count);
+                Path file = dir.resolve("stream-" + i + ".copy");
+                written.add(pool.submit(() -> write(version, file, false)));
+            }
+            List<StreamFile> files = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                Written w = written.get(i).get();
+                files.add(new StreamFile("stream-" + i, "unrelated base table " + (i + 1) + " of " + count,
+                        dir.resolve("stream-" + i + ".copy"), w.length, w.sha256, w.length));
+            }
+            return files;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while generating streams", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("generating streams failed: " + e.getCause(), e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     private record Written(long length, String sha256, long zstdLength) {
     }
 
