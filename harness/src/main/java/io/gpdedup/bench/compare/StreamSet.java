@@ -140,23 +140,15 @@ public final class StreamSet {
             List<StreamFile> files = new ArrayList<>();
             double ratio = 0;
             for (int i = 0; i < v.size(); i++) {
-                Written w = written.get(i).get();
+                Written w = await(written.get(i));
                 if (i == 0) {
                     ratio = (double) w.length / w.zstdLength;
                 }
-                long l = least.get(i).get();
+                long l = await(least.get(i));
                 files.add(new StreamFile(steps[i], labels[i], dir.resolve(steps[i] + ".copy"), w.length, w.sha256,
                         l < 0 ? w.length : l));
             }
             return new StreamSet(files, ratio);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while generating streams", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            throw new IOException("generating streams failed: " + e.getCause(), e.getCause());
         } finally {
             pool.shutdownNow();
         }
@@ -178,11 +170,23 @@ public final class StreamSet {
             }
             List<StreamFile> files = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                Written w = written.get(i).get();
+                Written w = await(written.get(i));
                 files.add(new StreamFile("stream-" + i, "unrelated base table " + (i + 1) + " of " + count,
                         dir.resolve("stream-" + i + ".copy"), w.length, w.sha256, w.length));
             }
             return files;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private record Written(long length, String sha256, long zstdLength) {
+    }
+
+    /** The result of one generating task, its failure as the IOException it was or wraps. */
+    private static <T> T await(Future<T> task) throws IOException {
+        try {
+            return task.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while generating streams", e);
@@ -191,12 +195,7 @@ public final class StreamSet {
                 throw io;
             }
             throw new IOException("generating streams failed: " + e.getCause(), e.getCause());
-        } finally {
-            pool.shutdownNow();
         }
-    }
-
-    private record Written(long length, String sha256, long zstdLength) {
     }
 
     private static Written write(TableVersion version, Path file, boolean measureZstd) throws IOException {

@@ -5,29 +5,17 @@ import io.gpdedup.store.codec.EncodedChunk;
 import io.gpdedup.store.engine.Codec;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Encoding and decoding one 64 KiB chunk of COPY-text rows with each codec the store knows, as
  * {@link ChunkCodec} does on backup (plugin) and restore (plugin). One op = one chunk; seconds per
  * GiB = time per op × 16384. Single-threaded: per core.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgs = {"-Xms512m", "-Xmx512m"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-public class CodecBenchmark {
+public class CodecBenchmark extends StageBenchmark {
     static final int CHUNK = 64 << 10;
 
     /** codec:level; the plugin's default is zstd:1. */

@@ -4,29 +4,17 @@ import io.gpdedup.store.Fingerprint;
 import java.security.MessageDigest;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * SHA-256 over a chunk, as the backup fingerprints every chunk and the restore checks every chunk
  * (and, for a full restore, hashes the stream once more). One op = one chunk, so seconds per GiB
  * = time per op × 2^30 / chunk. Single-threaded: per core.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgs = {"-Xms512m", "-Xmx512m"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-public class FingerprintBenchmark {
+public class FingerprintBenchmark extends StageBenchmark {
     @Param({"65536"})
     public int chunk;
 

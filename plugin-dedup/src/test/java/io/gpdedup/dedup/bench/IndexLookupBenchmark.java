@@ -5,16 +5,9 @@ import io.gpdedup.store.index.ChunkIndex;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The store's chunk index: a lookup of a fingerprint it holds (a repeat backup's MISSING and every
@@ -22,13 +15,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Bloom filter). The index holds {@code chunks} entries, 16384 per GiB of 64 KiB chunks. One op =
  * one lookup; seconds per GiB = time per op × 16384.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgs = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-public class IndexLookupBenchmark {
+public class IndexLookupBenchmark extends StageBenchmark {
     @Param({"1000000"})
     public int chunks;
 
