@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.BuildVersion;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -33,8 +34,7 @@ public final class StoreMain implements java.util.concurrent.Callable<Integer> {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = StoreMain.class.getPackage().getImplementationVersion();
-            return new String[] {"gpdedup-store " + (v == null ? "(development build)" : v)};
+            return new String[] {"gpdedup-store version " + BuildVersion.get()};
         }
     }
 }
