@@ -1,8 +1,7 @@
 package io.gpdedup.store;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.util.Properties;
+import java.util.MissingResourceException;
+import java.util.ResourceBundle;
 
 /** The version the build stamped in (project version plus git commit): what gpdedup-store and gpdedup-bench print. */
 public final class BuildVersion {
@@ -10,14 +9,10 @@ public final class BuildVersion {
     }
 
     public static String get() {
-        Properties p = new Properties();
-        try (InputStream in = BuildVersion.class.getResourceAsStream("/gpdedup-build.properties")) {
-            if (in != null) {
-                p.load(in);
-            }
-        } catch (IOException e) {
+        try {
+            return ResourceBundle.getBundle("gpdedup-build").getString("version");
+        } catch (MissingResourceException e) {
             return "unknown";
         }
-        return p.getProperty("version", "unknown");
     }
 }
