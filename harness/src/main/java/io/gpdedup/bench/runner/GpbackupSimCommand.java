@@ -158,7 +158,9 @@ public final class GpbackupSimCommand implements Callable<Integer> {
                 String chartTitle = "gpbackup-sim (live), " + (m == GpbackupSim.Mode.JOBS ? "jobs" : "single-data-file") + ": reference MB/s by phase";
                 Charts.bars(files.file(name + ".png"), chartTitle, "phase", "MB/s", phases.stream().map(GpbackupSim.Phase::name).toList(),
                         groups);
-                files.table(name + "-checks", checks.table());
+                if (!checks.isEmpty()) {
+                    files.table(name + "-checks", checks.table());
+                }
                 List<String> notes = new ArrayList<>(Commands.notes(s));
                 notes.add(String.format(Locale.ROOT, "plugin compression of the live CSV: %.2f", compression));
                 files.info("gpdedup-bench gpbackup-sim", Commands.commandLine(spec), notes);
