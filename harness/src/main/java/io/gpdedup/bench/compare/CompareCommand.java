@@ -25,8 +25,11 @@ import picocli.CommandLine.Spec;
  * streams, with the issue's targets as ratios. Progress on stderr, the markdown report on stdout.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
-        description = {"Backs up, changes and restores the same generated PostgreSQL COPY-text streams with gpdedup, restic and borg,",
-            "and prints throughput, repository growth and bytes sent next to the issue's targets.",
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:done", "1:failed (one line on stderr)", "2:bad options (one line on stderr)",
+            "3:a step of some tool failed: left out of the figures, its logs kept"},
+        description = {"Backs up, changes and restores the same generated PostgreSQL COPY-text streams with gpdedup, restic and borg.",
+            "Prints throughput, repository growth and bytes sent next to the targets.",
             "Needs restic and borg on PATH for those columns (scripts/bench-dedup installs them)."})
 public final class CompareCommand implements Callable<Integer> {
     static final long QUICK_SIZE = 128 * ByteSize.MIB;
@@ -86,8 +89,8 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--direct", description = "connect the plugin straight to the store: no relay, so bytes sent are the plugin's chunk payloads only")
     boolean direct;
 
-    @Option(names = "--profile", paramLabel = "DIR", description = "instead of comparing: one round of gpdedup's first and repeat backups and a restore, with "
-            + "flight recordings of the plugin and the store written to DIR")
+    @Option(names = "--flight-recordings", paramLabel = "DIR", description = "instead of comparing: one round of gpdedup's first and repeat backups and a "
+            + "restore, with flight recordings (JFR) of the plugin and the store written to DIR")
     Path profile;
 
     @Option(names = "--agent", paramLabel = "MODE", description = "GPDEDUP_AGENT for the plugin calls: on, off or require (default: unset, "

@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.BuildVersion;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -32,15 +33,10 @@ public final class StoreMain implements java.util.concurrent.Callable<Integer> {
     }
 
     /** This build's version, as the jar's manifest says. */
-    static String version() {
-        String v = StoreMain.class.getPackage().getImplementationVersion();
-        return v == null ? "(development build)" : v;
-    }
-
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[] {"gpdedup-store " + version()};
+            return new String[] {"gpdedup-store version " + BuildVersion.get()};
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.BuildVersion;
 import io.gpdedup.store.engine.GcReport;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.UnitStats;
@@ -86,7 +87,7 @@ public final class StoreMetrics {
         gcReclaimedBytes = counter("gpdedup.store.gc.reclaimed.bytes", "bytes garbage collections freed");
         gcRemovedChunks = counter("gpdedup.store.gc.removed.chunks", "chunks garbage collections removed");
         Gauge.builder("gpdedup.store.build.info", () -> 1).description("the build of this store, in its labels")
-                .tag("version", StoreMain.version()).tag("java", Runtime.version().toString()).register(registry);
+                .tag("version", BuildVersion.get()).tag("java", Runtime.version().toString()).register(registry);
         for (MeterBinder b : new MeterBinder[] {new JvmMemoryMetrics(), new JvmThreadMetrics(), new ClassLoaderMetrics(), jvmGc,
             new ProcessorMetrics(), new UptimeMetrics(), new FileDescriptorMetrics()}) {
             b.bindTo(registry);
