@@ -168,8 +168,19 @@ final class Connection implements AutoCloseable {
             throw new StoreClientException(peer + " broke the protocol during the handshake: " + e.getMessage() + " (is it a gpdedup-store?)");
         } catch (IOException e) {
             closeQuietly(socket);
-            throw new StoreConnectException("connection to gpdedup-store at " + peer + " failed: " + e.getMessage(), e);
+            throw new StoreConnectException("connection to gpdedup-store at " + peer + " failed: " + reason(e), e);
         }
+    }
+
+    /**
+     * What went wrong, for a message people read: the exception's own text, or, where it has none
+     * (a stream that ended, a bug), what that kind of failure means, never a class name.
+     */
+    static String reason(Throwable e) {
+        if (e.getMessage() != null && !e.getMessage().isBlank()) {
+            return e.getMessage();
+        }
+        return e instanceof EOFException ? "the store closed the connection" : "an internal error in the client";
     }
 
     /** A duration as people read it in a message: whole seconds ("10 s"), tenths below one ("0.5 s"). */
@@ -321,7 +332,7 @@ final class Connection implements AutoCloseable {
         } catch (IOException e) {
             fail(new StoreConnectionLostException("lost the connection to gpdedup-store at " + peer + ": " + e.getMessage(), e));
         } catch (RuntimeException e) {
-            fail(new StoreClientException("reading from gpdedup-store at " + peer + " failed: " + e, e));
+            fail(new StoreClientException("reading from gpdedup-store at " + peer + " failed: " + reason(e), e));
         }
     }
 
