@@ -91,6 +91,17 @@ class ConfigValidationTest extends PluginContract {
         Path absent = tmp.resolve("20261123000000_absent_config.yaml");
         CallResult r = call(utf8("x"), "backup_data", absent.toString(), backupDirectory(0, timestamps.next()).dataKey(1)).assertFailed();
         assertTrue(r.stderr().contains(absent.toString()), () -> "message must name the config file: " + r);
+        assertFalse(r.stderr().contains("Exception"), () -> "no Java exception in the message: " + r);
+    }
+
+    @Test
+    void yamlSyntaxErrorNamesFileLineAndColumn() {
+        Path bad = writeConfig(ConfigFile.render(fixture.executable().toString(), options()) + "   misindented: 1\n");
+        int line = (int) ConfigFile.render(fixture.executable().toString(), options()).lines().count() + 1;
+        CallResult r = call(utf8("must not be stored\n"), "backup_data", bad.toString(), backupDirectory(0, timestamps.next()).dataKey(1))
+                .assertFailed();
+        assertTrue(r.stderr().contains(bad + ":" + line + ":"), () -> "message must name file, line and column: " + r);
+        assertTrue(r.stderr().contains("not valid YAML") && !r.stderr().contains("Exception"), r::toString);
     }
 
     /** A failing setup hook is what stops gpbackup before any data moves. */

@@ -1,5 +1,6 @@
 package io.gpdedup.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.e2e.layout.BackupDirectory;
@@ -8,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -23,10 +25,20 @@ class UsageTest extends PluginContract {
 
     /** plugin_test.sh: {@code unknown_command} must fail; the user should see how to call the plugin. */
     @ParameterizedTest(name = "\"{0}\"")
-    @ValueSource(strings = {"unknown_command", "unknown_command {CFG}", "", "backupdata {CFG} {KEY}", "--help"})
+    @ValueSource(strings = {"unknown_command", "unknown_command {CFG}", "", "backupdata {CFG} {KEY}", "--help {CFG}", "-help"})
     void unknownCommandsFailWithUsageOnStderr(String template) throws IOException {
         CallResult r = call(words(template)).assertFailed();
         assertTrue(r.stderr().toLowerCase(Locale.ROOT).contains("usage"), () -> "expected usage on stderr: " + r);
+    }
+
+    /** A person's first try: usage, the config's options and the exit codes on stdout, exit 0. */
+    @Test
+    void helpPrintsUsageOnStdoutAndSucceeds() {
+        CallResult r = call("--help").assertSucceeded();
+        String name = plugin.executable().getFileName().toString();
+        assertTrue(r.stdoutText().contains("usage: " + name) && r.stdoutText().contains("backup_data|restore_data CFG KEY")
+                && r.stdoutText().contains("exit status"), r::toString);
+        assertEquals("", r.stderr(), r::toString);
     }
 
     /**

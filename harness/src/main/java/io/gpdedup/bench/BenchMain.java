@@ -1,5 +1,6 @@
 package io.gpdedup.bench;
 
+import io.gpdedup.store.BuildVersion;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -31,8 +32,7 @@ public final class BenchMain implements Runnable {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            Package p = BenchMain.class.getPackage();
-            return new String[] {"gpdedup-bench " + (p.getImplementationVersion() == null ? "dev" : p.getImplementationVersion())};
+            return new String[] {"gpdedup-bench version " + BuildVersion.get()};
         }
     }
 }

@@ -36,6 +36,7 @@ import java.util.concurrent.ExecutionException;
  * per gpbackup key. One borrowed connection per call, handed back on close.
  */
 final class DedupBackend implements StorageBackend {
+    private static final List<String> GPBACKUP_COMPRESSION_SUFFIXES = List.of(".gz", ".zst");
     private final DedupOptions options;
     private final StoreConnections connections;
     private final ChunkingFreeze freeze;
@@ -140,6 +141,7 @@ final class DedupBackend implements StorageBackend {
 
     @Override
     public void backupData(RemoteName name, InputStream in) throws IOException {
+        warnIfCompressedByGpbackup(name);
         // Admitted before anything else is taken (a connection, buffers): calls beyond the budget queue here.
         try (MemoryBudget.Stream stream = pipeline.admitBackup()) {
             backupData(name, in, stream);
@@ -159,6 +161,21 @@ final class DedupBackend implements StorageBackend {
                             + session.triedAgain() + " batches and steps were done again on a new lease" : ""));
         } catch (StoreClientException e) {
             throw storeFailure(e);
+        }
+    }
+
+    /**
+     * gpbackup without --no-compression names each data file with its codec's suffix: such a stream
+     * is stored as it comes, but compressed bytes change throughout when a few rows do, so little of
+     * it deduplicates against the previous backup.
+     */
+    private void warnIfCompressedByGpbackup(RemoteName name) {
+        for (String suffix : GPBACKUP_COMPRESSION_SUFFIXES) {
+            if (name.fileName().endsWith(suffix)) {
+                log.warning("backup_data " + objectName(name) + ": gpbackup compressed this data (file name ends in " + suffix
+                        + "), which defeats deduplication; run gpbackup with --no-compression (the plugin compresses what the store lacks)");
+                return;
+            }
         }
     }
 

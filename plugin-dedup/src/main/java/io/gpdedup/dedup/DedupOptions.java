@@ -37,6 +37,7 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
     static final String CHUNK_MIN = "chunk_min_size";
     static final String CHUNK_AVG = "chunk_avg_size";
     static final String CHUNK_MAX = "chunk_max_size";
+    static final String CONNECT_TIMEOUT = "connect_timeout_seconds";
     static final String RECONNECT_TIMEOUT = "reconnect_timeout_seconds";
     static final String TLS = "tls";
     static final String TLS_CA_FILE = "tls_ca_file";
@@ -67,6 +68,8 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
                 OptionSpec.optional(CHUNK_MIN, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.minSize()), "smallest chunk"),
                 OptionSpec.optional(CHUNK_AVG, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.avgSize()), "average chunk (a power of two)"),
                 OptionSpec.optional(CHUNK_MAX, OptionSpec.Type.SIZE, String.valueOf(ChunkerParams.DEFAULT.maxSize()), "largest chunk"),
+                OptionSpec.optional(CONNECT_TIMEOUT, OptionSpec.Type.INTEGER, String.valueOf(ClientSettings.DEFAULT_CONNECT_TIMEOUT.toSeconds()),
+                        "how long a call waits for its first connection and login (a store that refuses, or accepts and never answers)"),
                 OptionSpec.optional(RECONNECT_TIMEOUT, OptionSpec.Type.INTEGER, "300",
                         "how long a call that lost its store connection tries to get it back before it fails (0: fail at once)"),
                 OptionSpec.optional(TLS, OptionSpec.Type.ON_OFF, "off", "connect to gpdedup-store over TLS"),
@@ -104,7 +107,12 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
         if (reconnect < 0) {
             throw new PluginException("option '" + RECONNECT_TIMEOUT + "' must be 0 or more seconds, got " + reconnect);
         }
+        long connect = o.integer(CONNECT_TIMEOUT);
+        if (connect < 1) {
+            throw new PluginException("option '" + CONNECT_TIMEOUT + "' must be 1 or more seconds, got " + connect);
+        }
         ClientSettings store = ClientSettings.of(o.require(HOSTNAME), (int) port, o.require(STORAGE_UNIT), o.require(USERNAME), password)
+                .withTimeouts(Duration.ofSeconds(connect), ClientSettings.DEFAULT_READ_TIMEOUT)
                 .withTls(tls(o)).withReconnectTimeout(Duration.ofSeconds(reconnect));
         boolean configured = remoteConfigured(o);
         if (o.isOn(REPLICATION) && !configured) {

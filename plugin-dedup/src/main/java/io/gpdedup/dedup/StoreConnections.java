@@ -6,6 +6,7 @@ import io.gpdedup.store.client.StoreAuthException;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
 import io.gpdedup.store.client.StoreConnectException;
+import io.gpdedup.store.client.StoreTimeoutException;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
@@ -20,12 +21,15 @@ import java.util.Map;
  */
 final class StoreConnections {
     private static final int MAX_IDLE_PER_STORE = 16;
+    private static final String UNREACHABLE_HINT = "; check options " + DedupOptions.HOSTNAME + " and " + DedupOptions.PORT
+            + ", or raise " + DedupOptions.CONNECT_TIMEOUT;
     private final Map<ClientSettings, Deque<StoreClient>> idle = new HashMap<>();
 
     /**
-     * An open connection, new or kept. {@code patient}: wait out an unreachable store up to the
-     * reconnect timeout (data calls, which a store restart must not fail); otherwise fail at once
-     * (the setup hooks, where a wrong address must show before gpbackup starts the data calls).
+     * An open connection, new or kept, logged in within the connect timeout. {@code patient}: wait
+     * out a store that refuses connections up to that timeout (data calls, which a store restart of
+     * a few seconds must not fail); otherwise fail at once (the setup hooks, where a wrong address
+     * must show before gpbackup starts the data calls).
      */
     StoreClient borrow(ClientSettings settings, boolean patient) {
         synchronized (this) {
@@ -39,16 +43,21 @@ final class StoreConnections {
             }
         }
         try {
-            StoreClient c = patient ? StoreClient.connectPatiently(settings) : StoreClient.connect(settings);
+            StoreClient c = patient ? StoreClient.connectPatiently(settings) : StoreClient.connectWithin(settings);
             c.keepAlive(true);
             return c;
         } catch (StoreAuthException e) {
             // The client's message already names the store, the user and the unit.
-            throw new PluginException(e.getMessage() + " (check options username, password and storage_unit)");
+            throw new PluginException(e.getMessage() + " (check options " + DedupOptions.USERNAME + ", " + DedupOptions.PASSWORD + " and "
+                    + DedupOptions.STORAGE_UNIT + ")");
         } catch (StoreConnectException e) {
-            throw new PluginException("cannot reach gpdedup-store at " + settings.host() + ":" + settings.port() + ": " + e.getMessage());
+            // A refused TLS certificate says what to check itself; anything else is a wrong address or a store that is away.
+            throw new PluginException(e.lasting() ? e.getMessage() : e.getMessage() + UNREACHABLE_HINT);
+        } catch (StoreTimeoutException e) {
+            throw new PluginException(e.getMessage() + UNREACHABLE_HINT);
         } catch (StoreClientException e) {
-            throw new PluginException("gpdedup-store at " + settings.host() + ":" + settings.port() + ": " + e.getMessage());
+            String peer = settings.host() + ":" + settings.port();
+            throw new PluginException(e.getMessage().contains(peer) ? e.getMessage() : "gpdedup-store at " + peer + ": " + e.getMessage());
         }
     }
 

@@ -263,18 +263,21 @@ class DedupPluginTest {
         store.close();
         Result r = run(InputStream.nullInputStream(), "setup_plugin_for_backup", cfg.toString(), dir.toString(), "master", "\"-1\"");
         assertEquals(1, r.status());
-        assertTrue(r.err().contains("cannot reach gpdedup-store at 127.0.0.1:"), r.err());
+        assertTrue(r.err().contains("cannot connect to gpdedup-store at 127.0.0.1:") && r.err().contains("check options hostname and port"),
+                r.err());
+        assertEquals(1, r.err().split("gpdedup-store at ", -1).length - 1, "the store is named once: " + r.err());
         store = StoreServer.start(dir.resolve("store"), backend);
     }
 
     @Test
-    void aDataCallWaitsForAnUnreachableStoreOnlyUpToTheReconnectTimeout() throws IOException {
-        Path cfg = config("  reconnect_timeout_seconds: \"1\"\n");
+    void aDataCallWaitsForAnUnreachableStoreOnlyUpToTheConnectTimeout() throws IOException {
+        Path cfg = config("  connect_timeout_seconds: \"1\"\n");
         store.close();
         String k = key("20261123045500", "gpbackup_0_20261123045500_16384");
         Result r = run(new ByteArrayInputStream(copyText(6, 10_000)), "backup_data", cfg.toString(), k);
         assertEquals(1, r.status());
-        assertTrue(r.err().contains("cannot reach gpdedup-store at 127.0.0.1:") && r.err().contains("tried for 1 s"), r.err());
+        assertTrue(r.err().contains("cannot connect to gpdedup-store at 127.0.0.1:") && r.err().contains("tried for 1 s")
+                && r.err().contains("raise connect_timeout_seconds"), r.err());
         assertEquals(1, r.err().lines().count(), r.err());
         store = StoreServer.start(dir.resolve("store"));
     }

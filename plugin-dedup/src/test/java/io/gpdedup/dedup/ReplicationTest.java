@@ -198,7 +198,7 @@ class ReplicationTest {
         Result cleanup = run(InputStream.nullInputStream(), "cleanup_plugin_for_backup", cfg.toString(), backupDir.toString(), "master", "\"-1\"");
         assertEquals(0, cleanup.status(), cleanup.err());
         assertEquals("", cleanup.err());
-        assertTrue(pluginLog().contains("[WARNING]:-backup " + t + " not queued for replication: cannot reach gpdedup-store"), pluginLog());
+        assertTrue(pluginLog().contains("[WARNING]:-backup " + t + " not queued for replication: cannot connect to gpdedup-store"), pluginLog());
     }
 
     @Test

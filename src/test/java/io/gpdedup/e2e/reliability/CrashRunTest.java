@@ -202,7 +202,9 @@ class CrashRunTest {
         Path cfg = dir.resolve("plugin-" + port + ".yaml");
         Files.writeString(cfg, "executablepath: " + Dist.executable("gpbackup_dedup_plugin") + "\noptions:\n  hostname: 127.0.0.1\n"
                 + "  port: \"" + port + "\"\n  username: gpdedup\n  password: gpdedup\n  storage_unit: gpdedup\n  directory: cluster1\n"
-                + "  log_directory: " + dir.resolve("logs") + "\n");
+                + "  log_directory: " + dir.resolve("logs") + "\n"
+                // A call that starts while the store is down waits out its restart (up to 4 s, then the JVM's start).
+                + "  connect_timeout_seconds: \"60\"\n");
         return cfg;
     }
 

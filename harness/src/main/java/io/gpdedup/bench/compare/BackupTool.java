@@ -26,6 +26,14 @@ interface BackupTool extends AutoCloseable {
     /** Restores {@code snapshot} to a hashing sink. */
     StepResult restore(String snapshot) throws IOException;
 
+    /**
+     * CPU so far of the processes that serve this tool's calls and outlive them (gpdedup: the
+     * store and the host agent), in ns; 0 for tools that run nothing between commands.
+     */
+    default long serviceCpuNanos() throws IOException {
+        return 0;
+    }
+
     /** Bytes the repository takes on disk ({@code du -sb}). */
     long repositoryBytes() throws IOException;
 

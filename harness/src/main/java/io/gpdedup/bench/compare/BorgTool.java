@@ -18,10 +18,17 @@ final class BorgTool implements BackupTool {
     private final Path dir;
     private final Path logs;
     private final String encryption;
+    private final String compression;
     private final long timeoutSeconds;
     private final Map<String, String> env = new HashMap<>();
 
     BorgTool(Path dir, Path logs, String encryption, long timeoutSeconds) {
+        this(dir, logs, encryption, null, timeoutSeconds);
+    }
+
+    /** @param compression {@code borg create --compression}, or null for borg's default (lz4) */
+    BorgTool(Path dir, Path logs, String encryption, String compression, long timeoutSeconds) {
+        this.compression = compression;
         this.dir = dir;
         this.logs = logs;
         this.encryption = encryption;
@@ -45,7 +52,8 @@ final class BorgTool implements BackupTool {
 
     @Override
     public String settings() {
-        return "defaults (lz4, chunker 19,23,21,4095); borg init -e " + encryption
+        return (compression == null ? "defaults (lz4, " : "compression " + compression + ", defaults otherwise (")
+                + "chunker 19,23,21,4095); borg init -e " + encryption
                 + (encryption.equals("none") ? " (no encryption, like gpdedup)" : " with BORG_PASSPHRASE")
                 + ", BORG_BASE_DIR beside the repository";
     }
@@ -58,7 +66,9 @@ final class BorgTool implements BackupTool {
 
     @Override
     public StepResult backup(StreamFile stream, String snapshot) throws IOException {
-        return StepResult.local(ToolRun.run(List.of("borg", "create", "::" + snapshot, "-"), env, stream.path(),
+        List<String> cmd = compression == null ? List.of("borg", "create", "::" + snapshot, "-")
+                : List.of("borg", "create", "--compression", compression, "::" + snapshot, "-");
+        return StepResult.local(ToolRun.run(cmd, env, stream.path(),
                 logs.resolve("borg-" + snapshot + ".log"), timeoutSeconds));
     }
 

@@ -25,8 +25,11 @@ import picocli.CommandLine.Spec;
  * streams, with the issue's targets as ratios. Progress on stderr, the markdown report on stdout.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
-        description = {"Backs up, changes and restores the same generated PostgreSQL COPY-text streams with gpdedup, restic and borg,",
-            "and prints throughput, repository growth and bytes sent next to the issue's targets.",
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:done", "1:failed (one line on stderr)", "2:bad options (one line on stderr)",
+            "3:a step of some tool failed: left out of the figures, its logs kept"},
+        description = {"Backs up, changes and restores the same generated PostgreSQL COPY-text streams with gpdedup, restic and borg.",
+            "Prints throughput, repository growth and bytes sent next to the targets.",
             "Needs restic and borg on PATH for those columns (scripts/bench-dedup installs them)."})
 public final class CompareCommand implements Callable<Integer> {
     static final long QUICK_SIZE = 128 * ByteSize.MIB;
@@ -77,19 +80,26 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--borg-encryption", paramLabel = "MODE", description = "borg init -e MODE: none (default, like gpdedup) or repokey-blake2")
     String borgEncryption = "none";
 
+    @Option(names = "--borg-compression", paramLabel = "SPEC", description = "borg create --compression SPEC, e.g. zstd,3 (default: borg's own, lz4)")
+    String borgCompression;
+
     @Option(names = "--plugin-option", paramLabel = "KEY=VALUE", description = "extra dedup plugin option, e.g. compression=lz4 (repeatable)")
     Map<String, String> pluginOptions = new LinkedHashMap<>();
 
     @Option(names = "--direct", description = "connect the plugin straight to the store: no relay, so bytes sent are the plugin's chunk payloads only")
     boolean direct;
 
-    @Option(names = "--profile", paramLabel = "DIR", description = "instead of comparing: one round of gpdedup's first and repeat backups and a restore, with "
-            + "flight recordings of the plugin and the store written to DIR (of the store on S3 when --tools names gpdedup-s3)")
+    @Option(names = "--flight-recordings", paramLabel = "DIR", description = "instead of comparing: one round of gpdedup's first and repeat backups and a "
+            + "restore, with flight recordings (JFR) of the plugin and the store written to DIR (of the store on S3 when --tools names gpdedup-s3)")
     Path profile;
 
     @Option(names = "--agent", paramLabel = "MODE", description = "GPDEDUP_AGENT for the plugin calls: on, off or require (default: unset, "
             + "which the launcher takes as on)")
     String agent;
+
+    @Option(names = "--concurrent", split = ",", paramLabel = "N", description = "after the rounds, first backups of N unrelated streams at once "
+            + "(SIZE in all): gpdedup into one store, restic and borg with a repository per stream; default 2,8; 0 for none")
+    List<Integer> concurrent = new ArrayList<>(List.of(2, 8));
 
     @Option(names = "--timeout", paramLabel = "SECONDS", description = "longest any one command may run (default 1800)")
     long timeoutSeconds = 1800;
@@ -159,13 +169,19 @@ public final class CompareCommand implements Callable<Integer> {
                     delete(roundDir);
                 }
             }
+            List<ConcurrentBackups.Result> batches = profile != null ? List.of()
+                    : concurrentBackups(bytes, runTools, scratch, logs, gp, progress);
             String load1 = ProcStat.loadAverage();
-            Report report = new Report(streams, runTools, observations);
+            Report report = new Report(streams, runTools, observations, batches);
             out.print(header(streams, n, versions, settings, load0, load1, Duration.between(started, Instant.now())));
             out.println();
             out.print(report.figures());
             out.println();
             out.print(report.gpdedupCosts());
+            if (!batches.isEmpty()) {
+                out.println();
+                out.print(report.concurrentTable());
+            }
             if (profile == null) {
                 out.println();
                 out.print(report.targetTable());
@@ -199,12 +215,47 @@ public final class CompareCommand implements Callable<Integer> {
         }
     }
 
+    private List<ConcurrentBackups.Result> concurrentBackups(long bytes, List<String> runTools, Path scratch, Path logs, GpdedupCommands gp,
+            PrintStream progress) throws IOException {
+        List<ConcurrentBackups.Result> out = new ArrayList<>();
+        for (int n : concurrent) {
+            if (n < 2) {
+                continue;
+            }
+            Path dir = scratch.resolve("concurrent-" + n);
+            progress.println(n + " concurrent streams of " + ByteSize.binary(bytes / n) + ", load average " + ProcStat.loadAverage() + " ...");
+            List<StreamFile> streams = StreamSet.unrelated(dir.resolve("streams"), bytes, n, seed, Math.min(2, Runtime.getRuntime().availableProcessors()));
+            for (String t : runTools) {
+                if (t.equals(Report.GPDEDUP_S3)) {
+                    continue;
+                }
+                List<BackupTool> tools = new ArrayList<>();
+                if (t.equals(Report.GPDEDUP)) {
+                    tools.add(tool(t, dir.resolve(t), logs.resolve("concurrent-" + n), gp));
+                } else {
+                    for (int i = 0; i < n; i++) {
+                        tools.add(tool(t, dir.resolve(t + "-" + i), logs.resolve("concurrent-" + n), gp));
+                    }
+                }
+                ConcurrentBackups.Result r = ConcurrentBackups.run(t, tools, streams);
+                out.add(r);
+                progress.println(r.failure() != null ? String.format(Locale.ROOT, "  %d streams  %-8s FAILED: %s", n, t, r.failure())
+                        : String.format(Locale.ROOT, "  %d streams  %-8s %7.2f s %8.1f MiB/s in all, %.2f CPU s per GB", n, t,
+                                r.wallNanos() / 1e9, r.mibPerSecond(), r.cpuSecondsPerGB()));
+            }
+            if (!keep && out.stream().noneMatch(r -> r.failure() != null)) {
+                delete(dir);
+            }
+        }
+        return out;
+    }
+
     private BackupTool tool(String name, Path dir, Path logs, GpdedupCommands commands) {
         return switch (name) {
             case Report.GPDEDUP -> new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
                     agent, timeoutSeconds);
             case Report.RESTIC -> new ResticTool(dir, logs, timeoutSeconds);
-            case Report.BORG -> new BorgTool(dir, logs, borgEncryption, timeoutSeconds);
+            case Report.BORG -> new BorgTool(dir, logs, borgEncryption, borgCompression, timeoutSeconds);
             case Report.GPDEDUP_S3 -> new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
                     agent, timeoutSeconds,
                     new GpdedupTool.Bucket(s3Endpoint, s3Bucket, "bench-" + System.currentTimeMillis() + "-" + dir.getParent().getFileName() + "/"));

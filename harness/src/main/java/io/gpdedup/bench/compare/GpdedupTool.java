@@ -192,11 +192,15 @@ final class GpdedupTool implements BackupTool {
 
     @Override
     public StepResult backup(StreamFile stream, String snapshot) throws IOException {
-        if (keys.containsKey(snapshot)) {
-            throw new IllegalArgumentException("snapshot " + snapshot + " exists");
+        String key;
+        // Concurrent backups (ConcurrentBackups) each take a key of their own.
+        synchronized (keys) {
+            if (keys.containsKey(snapshot)) {
+                throw new IllegalArgumentException("snapshot " + snapshot + " exists");
+            }
+            key = key(keys.size());
+            keys.put(snapshot, key);
         }
-        String key = key(keys.size());
-        keys.put(snapshot, key);
         List<String> cmd = new ArrayList<>(commands.plugin());
         cmd.addAll(List.of("backup_data", config.toString(), key));
         long up0 = wire == null ? -1 : wire.bytesToServer();
@@ -223,7 +227,10 @@ final class GpdedupTool implements BackupTool {
 
     @Override
     public StepResult restore(String snapshot) throws IOException {
-        String key = keys.get(snapshot);
+        String key;
+        synchronized (keys) {
+            key = keys.get(snapshot);
+        }
         if (key == null) {
             throw new IllegalArgumentException("no gpdedup backup named " + snapshot);
         }
@@ -244,6 +251,14 @@ final class GpdedupTool implements BackupTool {
         Map<String, Long> out = new HashMap<>();
         store.bucketRequests().forEach((op, n) -> out.put(op, n - before.getOrDefault(op, 0L)));
         return out;
+    }
+
+    @Override
+    public long serviceCpuNanos() throws IOException {
+        long agent = agentPid();
+        long agentCpu = agent > 0 ? ProcStat.cpuNanos(agent) : 0;
+        long storeCpu = store.cpuNanos();
+        return storeCpu < 0 || agentCpu < 0 ? -1 : storeCpu + agentCpu;
     }
 
     @Override

@@ -21,11 +21,34 @@ final class Report {
     private final StreamSet streams;
     private final List<String> tools;
     private final List<Observation> observations;
+    private final List<ConcurrentBackups.Result> concurrent;
 
     Report(StreamSet streams, List<String> tools, List<Observation> observations) {
+        this(streams, tools, observations, List.of());
+    }
+
+    /** With the batches of concurrent first backups too. */
+    Report(StreamSet streams, List<String> tools, List<Observation> observations, List<ConcurrentBackups.Result> concurrent) {
         this.streams = streams;
         this.tools = List.copyOf(tools);
         this.observations = List.copyOf(observations);
+        this.concurrent = List.copyOf(concurrent);
+    }
+
+    /**
+     * CPU seconds per 10^9 stream bytes of every process of the tool in the step: the client
+     * and, for gpdedup, the store. NaN when a CPU figure is missing.
+     */
+    static double cpuSecondsPerGB(Observation o) {
+        long client = o.result().run().cpuNanos();
+        long server = o.result().serverCpuNanos();
+        return client < 0 ? Double.NaN : (client + Math.max(0, server)) / 1e9 / (o.bytes() / 1e9);
+    }
+
+    /** The store's CPU seconds per GiB of stream; NaN for tools without a store. */
+    static double storeCpuSecondsPerGiB(Observation o) {
+        long server = o.result().serverCpuNanos();
+        return server < 0 ? Double.NaN : server / 1e9 / (o.bytes() / (double) ByteSize.GIB);
     }
 
     /** The middle value (mean of the two middle ones for an even count); NaN for none. */
@@ -86,6 +109,9 @@ final class Report {
         row(s, "first backup, client CPU s", Step.FIRST, o -> o.result().run().cpuNanos() / 1e9, "%.2f");
         row(s, "repeat backup, client CPU s", Step.REPEAT, o -> o.result().run().cpuNanos() / 1e9, "%.2f");
         row(s, "restore, client CPU s", Step.RESTORE, o -> o.result().run().cpuNanos() / 1e9, "%.2f");
+        row(s, "first backup, CPU s per GB (client + store)", Step.FIRST, Report::cpuSecondsPerGB, "%.2f");
+        row(s, "repeat backup, CPU s per GB (client + store)", Step.REPEAT, Report::cpuSecondsPerGB, "%.2f");
+        row(s, "restore, CPU s per GB (client + store)", Step.RESTORE, Report::cpuSecondsPerGB, "%.2f");
         if (tools.contains(GPDEDUP_S3)) {
             row(s, "first backup: PUTs per GiB of stream", Step.FIRST, o -> perGiB(o, "PutObject"), "%.1f");
             row(s, "repeat backup: PUTs", Step.REPEAT, o -> o.result().requests("PutObject"), "%.0f");
@@ -203,7 +229,55 @@ final class Report {
         if (tools.contains(GPDEDUP_S3)) {
             out.addAll(s3Targets());
         }
+        out.add(Target.of("first backup vs borg", gFirst, bFirst, Target.Rule.AT_LEAST, 1.6, mibs(gFirst) + " vs " + mibs(bFirst)));
+        double gStored = growth(GPDEDUP, Step.FIRST);
+        double bStored = growth(BORG, Step.FIRST);
+        out.add(Target.of("stored after the first backup vs borg", gStored, bStored, Target.Rule.AT_MOST, 1.05,
+                mb(gStored) + " vs " + mb(bStored)));
+        double gCpu = median(GPDEDUP, Step.FIRST, Report::cpuSecondsPerGB);
+        double bCpu = median(BORG, Step.FIRST, Report::cpuSecondsPerGB);
+        double storeCpu = median(GPDEDUP, Step.FIRST, Report::storeCpuSecondsPerGiB);
+        out.add(Target.of("first backup: CPU per GB (client + store) vs borg", gCpu, bCpu, Target.Rule.AT_MOST, 1.0,
+                cpu(gCpu) + " vs " + cpu(bCpu) + String.format(Locale.ROOT, "; the store's share %.2f s per GiB (aim: <= 0.5)", storeCpu)));
+        for (int n : concurrentCounts()) {
+            double g = concurrentThroughput(GPDEDUP, n);
+            double b = concurrentThroughput(BORG, n);
+            out.add(Target.of(n + " concurrent streams vs borg, a repository each", g, b, Target.Rule.AT_LEAST, 1.2,
+                    mibs(g) + " vs " + mibs(b) + " in all"));
+        }
         return out;
+    }
+
+    private List<Integer> concurrentCounts() {
+        return concurrent.stream().map(ConcurrentBackups.Result::streams).distinct().sorted().toList();
+    }
+
+    private double concurrentThroughput(String tool, int streams) {
+        return median(concurrent.stream().filter(r -> r.failure() == null && r.tool().equals(tool) && r.streams() == streams)
+                .mapToDouble(ConcurrentBackups.Result::mibPerSecond).toArray());
+    }
+
+    /** First backups of unrelated streams at once: one row per stream count and tool; empty without batches. */
+    String concurrentTable() {
+        if (concurrent.isEmpty()) {
+            return "";
+        }
+        StringBuilder s = new StringBuilder("| concurrent first backups | tool | stream bytes, MB | wall s | total MiB/s | CPU s per GB (all processes) "
+                + "| repository growth, MB |\n|---|---|---:|---:|---:|---:|---:|\n");
+        for (ConcurrentBackups.Result r : concurrent) {
+            s.append("| ").append(r.streams()).append(" streams | ").append(r.tool()).append(" | ").append(ByteSize.megabytes(r.bytes()));
+            if (r.failure() != null) {
+                s.append(" | FAILED: ").append(r.failure().strip().replace('\n', ' ')).append(" | | | |\n");
+            } else {
+                s.append(String.format(Locale.ROOT, " | %.2f | %.1f | %.2f | %.2f |%n", r.wallNanos() / 1e9, r.mibPerSecond(),
+                        r.cpuSecondsPerGB(), r.repoGrowth() / 1e6));
+            }
+        }
+        return s.toString();
+    }
+
+    private static String cpu(double seconds) {
+        return Double.isNaN(seconds) ? "n/a" : String.format(Locale.ROOT, "%.2f s/GB", seconds);
     }
 
     /** The store on S3 against the store on local disk, same run: throughput ratios and PUTs per GiB of new data. */
@@ -234,11 +308,14 @@ final class Report {
                 + (Double.isNaN(g / r) ? "" : String.format(Locale.ROOT, "; gpdedup/restic = %.2fx", g / r));
     }
 
-    /** Steps that failed, one line each; empty when none did. */
+    /** Steps and concurrent batches that failed, one line each; empty when none did. */
     List<String> failures() {
-        return observations.stream().filter(Observation::failed)
+        List<String> out = new ArrayList<>(observations.stream().filter(Observation::failed)
                 .map(o -> "round " + (o.round() + 1) + ", " + o.tool() + ", " + o.step().label() + ": " + o.failure().strip().replace('\n', ' '))
-                .toList();
+                .toList());
+        concurrent.stream().filter(r -> r.failure() != null)
+                .forEach(r -> out.add(r.streams() + " concurrent streams, " + r.tool() + ": " + r.failure().strip().replace('\n', ' ')));
+        return out;
     }
 
     String targetTable() {

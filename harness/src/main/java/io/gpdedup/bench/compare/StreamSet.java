@@ -140,15 +140,53 @@ public final class StreamSet {
             List<StreamFile> files = new ArrayList<>();
             double ratio = 0;
             for (int i = 0; i < v.size(); i++) {
-                Written w = written.get(i).get();
+                Written w = await(written.get(i));
                 if (i == 0) {
                     ratio = (double) w.length / w.zstdLength;
                 }
-                long l = least.get(i).get();
+                long l = await(least.get(i));
                 files.add(new StreamFile(steps[i], labels[i], dir.resolve(steps[i] + ".copy"), w.length, w.sha256,
                         l < 0 ? w.length : l));
             }
             return new StreamSet(files, ratio);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * {@code count} base tables of {@code totalBytes / count} bytes each with seeds of their own,
+     * so that no two share content: the streams of segments that back up at the same time.
+     */
+    public static List<StreamFile> unrelated(Path dir, long totalBytes, int count, long seed, int threads) throws IOException {
+        Files.createDirectories(dir);
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+        try {
+            List<Future<Written>> written = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                TableVersion version = TableVersion.baseOfSize(seed + 1000 + i, totalBytes / count);
+                Path file = dir.resolve("stream-" + i + ".copy");
+                written.add(pool.submit(() -> write(version, file, false)));
+            }
+            List<StreamFile> files = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                Written w = await(written.get(i));
+                files.add(new StreamFile("stream-" + i, "unrelated base table " + (i + 1) + " of " + count,
+                        dir.resolve("stream-" + i + ".copy"), w.length, w.sha256, w.length));
+            }
+            return files;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private record Written(long length, String sha256, long zstdLength) {
+    }
+
+    /** The result of one generating task, its failure as the IOException it was or wraps. */
+    private static <T> T await(Future<T> task) throws IOException {
+        try {
+            return task.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while generating streams", e);
@@ -157,12 +195,7 @@ public final class StreamSet {
                 throw io;
             }
             throw new IOException("generating streams failed: " + e.getCause(), e.getCause());
-        } finally {
-            pool.shutdownNow();
         }
-    }
-
-    private record Written(long length, String sha256, long zstdLength) {
     }
 
     private static Written write(TableVersion version, Path file, boolean measureZstd) throws IOException {

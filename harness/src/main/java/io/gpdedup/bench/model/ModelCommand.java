@@ -179,11 +179,11 @@ public final class ModelCommand implements Callable<Integer> {
         Charts.bars(files.file(name + ".png"), title, xTitle, "MB/s", cats, groups, table.equals("D"));
     }
 
-    /** "#3" for a D–F run, "4h host2" for a C host, the thread count for A and B. */
+    /** "#3 single-data-file" for a D–F run (number and name), "4h host2" for a C host, the thread count for A and B. */
     private static String shortLabel(Reproduction.Cell c) {
         String w = c.what();
         if (w.startsWith("#")) {
-            return w.substring(0, w.indexOf(' '));
+            return w;
         }
         return w.replace(" threads", "").replace(" hosts, ", "h ").replace(" files left", " left");
     }

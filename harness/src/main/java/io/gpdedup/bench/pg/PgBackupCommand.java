@@ -9,9 +9,9 @@ import picocli.CommandLine.Option;
 
 /** {@code gpdedup-bench pg backup}: a gpbackup-like backup of a PostgreSQL database through a plugin. */
 @Command(name = "backup", mixinStandardHelpOptions = true,
-        description = {"Backs up a PostgreSQL database through a gpbackup storage plugin, as gpbackup does:",
-            "an exported snapshot shared by all workers, ACCESS SHARE locks, LOCK ... NOWAIT with fallback to worker 0,",
-            "COPY ... TO STDOUT (CSV) into the plugin's backup_data (one call per table, or one stream with --single-data-file).",
+        description = {"Backs up a PostgreSQL database through a gpbackup storage plugin, as gpbackup does.",
+            "An exported snapshot shared by all workers, ACCESS SHARE locks, LOCK ... NOWAIT with fallback to worker 0, "
+                + "COPY ... TO STDOUT (CSV) into the plugin's backup_data (one call per table, or one stream with --single-data-file).",
             "Prints the timestamp to give 'pg restore'."})
 public final class PgBackupCommand extends PgSubcommand {
     @Option(names = "--jdbc-url", required = true, paramLabel = "URL", description = "database to back up, e.g. jdbc:postgresql://127.0.0.1:5432/sales?user=postgres")

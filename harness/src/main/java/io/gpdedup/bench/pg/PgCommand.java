@@ -5,8 +5,8 @@ import picocli.CommandLine.Command;
 
 /** {@code gpdedup-bench pg}: a real PostgreSQL database through the plugins. */
 @Command(name = "pg", mixinStandardHelpOptions = true,
-        description = {"A real PostgreSQL database through the gpbackup plugins: gpbackup-like backup and restore over PgJDBC,",
-            "verification, the published table mix, changes between backups, an embedded server, and a summary report."},
+        description = {"A real PostgreSQL database through the gpbackup plugins: gpbackup-like backup and restore over PgJDBC.",
+            "Also: verification, the published table mix, changes between backups, an embedded server, and a summary report."},
         subcommands = {
             PgServerCommand.class,
             PgGenerateCommand.class,

@@ -6,8 +6,8 @@ import picocli.CommandLine.Option;
 
 /** {@code gpdedup-bench pg generate}: a database with the published table mix. */
 @Command(name = "generate", mixinStandardHelpOptions = true,
-        description = {"Creates tables with the published mix in one schema: ~5%% large tables (~77%% of the bytes), 28%% empty, the rest small;",
-            "orders-like rows (ids, timestamps, amounts, statuses, free text) loaded with COPY."})
+        description = {"Creates tables with the published mix in one schema: ~5%% large tables (~77%% of the bytes), 28%% empty, the rest small.",
+            "Orders-like rows (ids, timestamps, amounts, statuses, free text) loaded with COPY."})
 public final class PgGenerateCommand extends PgSubcommand {
     @Option(names = "--jdbc-url", required = true, paramLabel = "URL", description = "database to fill")
     String jdbcUrl;

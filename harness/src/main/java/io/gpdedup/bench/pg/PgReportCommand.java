@@ -21,8 +21,8 @@ import picocli.CommandLine.Option;
  * against jobs, repeat against first backup), written with charts to an output directory.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Prints one summary table of 'pg backup', 'pg restore' and 'pg verify' results (their --result-json files)",
-            "and writes it with charts (MB/s and bytes per step) to --out; 'gpdedup-bench report DIR' makes the page."})
+        description = {"Prints one summary table of 'pg backup', 'pg restore' and 'pg verify' results (their --result-json files).",
+            "Writes it with charts (MB/s and bytes per step) to --out; 'gpdedup-bench report DIR' makes the page."})
 public final class PgReportCommand extends PgSubcommand {
     @Option(names = "--results", required = true, paramLabel = "DIR", description = "directory of --result-json files")
     Path results;

@@ -1,5 +1,6 @@
 package io.gpdedup.bench.report;
 
+import java.awt.Font;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -12,7 +13,9 @@ import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.XYSeries.XYSeriesRenderStyle;
+import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
@@ -24,23 +27,37 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 public final class Charts {
     private static final int WIDTH = 900;
     private static final int HEIGHT = 500;
+    /** XChart centres the title over the plot, which a legend beside it narrows: the room a title has. */
+    static final int TITLE_WIDTH = WIDTH - 260;
 
     private Charts() {
     }
 
-    /** One line: its name and its points. */
-    public record Series(String name, double[] x, double[] y) {
+    /**
+     * One line: its name and its points; {@code ownAxis}: null to share the left y axis, else the
+     * title of a right-hand axis of its own (a quantity whose scale would flatten the other lines).
+     */
+    public record Series(String name, double[] x, double[] y, String ownAxis) {
         public Series {
             if (x.length != y.length) {
                 throw new IllegalArgumentException("series " + name + ": " + x.length + " x values, " + y.length + " y values");
             }
         }
+
+        public Series(String name, double[] x, double[] y) {
+            this(name, x, y, null);
+        }
     }
 
     /** Writes a line chart (e.g. MB/s per second, one line per host or stream) to {@code png}. */
     public static Path line(Path png, String title, String xTitle, String yTitle, List<Series> series) {
+        return save(lineChart(title, xTitle, yTitle, series), png);
+    }
+
+    static XYChart lineChart(String title, String xTitle, String yTitle, List<Series> series) {
         headless();
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        fitTitle(chart, title);
         chart.getStyler().setDefaultSeriesRenderStyle(XYSeriesRenderStyle.Line);
         chart.getStyler().setLegendPosition(LegendPosition.OutsideE);
         chart.getStyler().setLegendVisible(series.size() > 1);
@@ -49,12 +66,18 @@ public final class Charts {
             if (s.x().length == 0) {
                 continue;
             }
-            chart.addSeries(s.name(), s.x(), s.y()).setMarker(SeriesMarkers.NONE);
+            XYSeries added = chart.addSeries(s.name(), s.x(), s.y());
+            added.setMarker(SeriesMarkers.NONE);
+            if (s.ownAxis() != null) {
+                added.setYAxisGroup(1);
+                chart.setYAxisGroupTitle(1, s.ownAxis());
+                chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+            }
         }
         if (chart.getSeriesMap().isEmpty()) {
             chart.addSeries("(no data)", new double[] {0}, new double[] {0}).setMarker(SeriesMarkers.NONE);
         }
-        return save(chart, png);
+        return chart;
     }
 
     /**
@@ -83,9 +106,19 @@ public final class Charts {
 
     private static Path categoryChart(Path png, String title, String xTitle, String yTitle, List<String> categories,
             Map<String, double[]> groups, boolean logY, boolean stacked) {
+        return save(barChart(title, xTitle, yTitle, categories, groups, logY, stacked), png);
+    }
+
+    static CategoryChart barChart(String title, String xTitle, String yTitle, List<String> categories,
+            Map<String, double[]> groups, boolean logY, boolean stacked) {
         headless();
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
-        chart.getStyler().setLegendPosition(stacked ? LegendPosition.OutsideE : LegendPosition.InsideNW);
+        fitTitle(chart, title);
+        // Outside the plot: inside, the legend covers the tallest bars of the first categories.
+        chart.getStyler().setLegendPosition(LegendPosition.OutsideE);
+        if (categories.stream().anyMatch(c -> c.length() > 8)) {
+            chart.getStyler().setXAxisLabelRotation(30);
+        }
         chart.getStyler().setStacked(stacked);
         chart.getStyler().setShowStackSum(stacked);
         chart.getStyler().setYAxisLogarithmic(logY);
@@ -104,7 +137,22 @@ public final class Charts {
             List<Double> ys = java.util.Arrays.stream(g.getValue()).map(v -> Double.isNaN(v) ? floor : Math.max(floor, v)).boxed().toList();
             chart.addSeries(g.getKey(), categories, ys);
         }
-        return save(chart, png);
+        return chart;
+    }
+
+    /** A title too wide for the chart is drawn in a smaller font, down to 9 pt, rather than clipped. */
+    private static void fitTitle(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, String title) {
+        Font font = chart.getStyler().getChartTitleFont();
+        java.awt.image.BufferedImage scratch = new java.awt.image.BufferedImage(1, 1, java.awt.image.BufferedImage.TYPE_INT_RGB);
+        java.awt.Graphics2D g = scratch.createGraphics();
+        try {
+            while (font.getSize2D() > 9 && g.getFontMetrics(font).stringWidth(title) > TITLE_WIDTH) {
+                font = font.deriveFont(font.getSize2D() - 1);
+            }
+        } finally {
+            g.dispose();
+        }
+        chart.getStyler().setChartTitleFont(font);
     }
 
     private static Path save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path png) {

@@ -1,5 +1,8 @@
 package io.gpdedup.bench.report;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.temporal.ChronoUnit;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -7,9 +10,10 @@ import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
- * A progress bar on stderr (never stdout, which carries the result table). Thread-safe: workers
- * may {@link #step} concurrently. Close it when the work ends; {@link #quiet} makes one that
- * draws nothing (tests, {@code --quiet}).
+ * A progress bar on stderr (never stdout, which carries the result table), drawn only when stderr
+ * is a terminal: redrawn bars in a log file or a pipe are noise. Thread-safe: workers may
+ * {@link #step} concurrently. Close it when the work ends; {@link #quiet} makes one that draws
+ * nothing (tests, {@code --quiet}).
  */
 public final class Progress implements AutoCloseable {
     private final ProgressBar bar;
@@ -20,12 +24,14 @@ public final class Progress implements AutoCloseable {
 
     /** A bar counting {@code total} units of work (items, or bytes shown in MB with {@link #bytes}). */
     public static Progress start(String task, long total) {
-        return new Progress(builder(task, total).build());
+        return stderrIsTerminal() ? new Progress(builder(task, total).build()) : quiet();
     }
 
     /** A bar counting bytes, shown in MB with the speed in MB/s. */
     public static Progress bytes(String task, long totalBytes) {
-        return new Progress(builder(task, totalBytes).setUnit(" MB", 1024 * 1024).showSpeed().setSpeedUnit(ChronoUnit.SECONDS).build());
+        return stderrIsTerminal()
+                ? new Progress(builder(task, totalBytes).setUnit(" MB", 1024 * 1024).showSpeed().setSpeedUnit(ChronoUnit.SECONDS).build())
+                : quiet();
     }
 
     /** A bar that draws nothing. */
@@ -48,7 +54,7 @@ public final class Progress implements AutoCloseable {
     /** Text after the bar, e.g. the phase or the current MB/s. */
     public void message(String text) {
         if (bar != null) {
-            bar.setExtraMessage(text);
+            bar.setExtraMessage(" " + text); // the bar puts it right after the speed
         }
     }
 
@@ -56,6 +62,16 @@ public final class Progress implements AutoCloseable {
     public void close() {
         if (bar != null) {
             bar.close();
+        }
+    }
+
+    /** Whether file descriptor 2 is a terminal (Linux: its /proc link names a tty); false where that cannot be told. */
+    static boolean stderrIsTerminal() {
+        try {
+            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
+            return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return false;
         }
     }
 

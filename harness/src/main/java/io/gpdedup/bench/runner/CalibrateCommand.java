@@ -28,11 +28,13 @@ import picocli.CommandLine.Spec;
  * of that real store for the model.
  */
 @Command(name = "calibrate", mixinStandardHelpOptions = true,
+        exitCodeListHeading = Commands.EXIT_HEADING,
+        exitCodeList = {Commands.EXIT_OK, Commands.EXIT_FAILED, Commands.EXIT_USAGE, Commands.EXIT_SHAPE},
         description = {"Runs tables A to C live (connchk, isolated 1 host x 1/10/20 files, 2/4/8 hosts x 10 files, and table B's "
                 + "tail) against one gpdedup-store serving through the appliance profile, and compares every cell with the "
                 + "published figure and the model's prediction.",
             "The profile validates when the live shapes hold (20 threads beat 10 and 1, 30 fall below 20, 20 files no better than "
-                + "10, 8 hosts share the same total as 4, hosts share evenly) and every published cell is within 20%.",
+                + "10, 8 hosts share the same total as 4, hosts share evenly) and every published cell is within 20%%.",
             "--quick: connchk 1/10/20/30 threads and isolated 4/8 hosts on less data, shape checks only (about 2 minutes).",
             "With --host: measures that real gpdedup-store instead (connchk's write, repeat and verified read per thread count, "
                 + "request round trips, small objects) and writes a profile of it that `gpdedup-bench model --profile FILE` uses to "
@@ -112,7 +114,7 @@ public final class CalibrateCommand implements Callable<Integer> {
                 }
             }
             double minutes = (System.nanoTime() - started) / 60e9;
-            ResultTable aTable = ChannelTest.table(a, aSize, false);
+            ResultTable aTable = ChannelTest.table(a, aSize, s.liveBytes(aSize), false);
             ResultTable bcTable = IsolatedTest.table(bc, fileSize);
             aTable.print(System.out);
             System.out.println();

@@ -10,6 +10,7 @@ import io.gpdedup.bench.report.RunFiles;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -70,13 +71,18 @@ public final class ChannelTest {
         return Double.NaN;
     }
 
-    public static ResultTable table(List<Row> rows, long referenceBytes, boolean read) {
+    /**
+     * The table of {@link #run}: {@code referenceBytes} per thread in the reference, of which
+     * {@code liveBytes} were really written per thread (the profile's scale).
+     */
+    public static ResultTable table(List<Row> rows, long referenceBytes, long liveBytes, boolean read) {
         List<String> cols = new ArrayList<>(List.of("threads", "ours MB/s", "published MB/s", "error %", "model MB/s", "seconds", "machine cpu %", "our cpu %"));
         if (read) {
             cols.add(4, "read MB/s");
         }
-        ResultTable t = new ResultTable("A. Synthetic channel test (live), unique data, " + ReferenceSize.mb(referenceBytes) / 1024
-                + " GB per thread, reference MB/s", cols);
+        ResultTable t = new ResultTable(String.format(Locale.ROOT, "A. Synthetic channel test (live), unique data, %.2f MB written per thread "
+                + "(the reference's %.0f MB at scale %.4g); every MB/s column is in reference MB/s (ours and model: live MB/s / scale; "
+                + "published: the reference's)", ReferenceSize.mb(liveBytes), ReferenceSize.mb(referenceBytes), liveBytes / (double) referenceBytes), cols);
         for (Row r : rows) {
             List<Object> cells = new ArrayList<>(List.of(r.threads(), r.ours(), r.published(), r.errorPercent(), r.model(), r.seconds(),
                     r.machineCpu() * 100, r.ourCpu() * 100));

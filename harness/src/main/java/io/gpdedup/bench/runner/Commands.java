@@ -7,6 +7,13 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** What every live command notes about its run. */
 final class Commands {
+    /** The exit codes of the live commands, for their --help. */
+    static final String EXIT_HEADING = "%nExit status:%n";
+    static final String EXIT_OK = "0:done; every check in the printed checks table held";
+    static final String EXIT_FAILED = "1:failed: a store that cannot be used, or an error during the run (one line on stderr)";
+    static final String EXIT_USAGE = "2:bad options or profile (one line on stderr), nothing started";
+    static final String EXIT_SHAPE = "3:shape not reproduced: the run completed, but a check in the checks table failed";
+
     private Commands() {
     }
 

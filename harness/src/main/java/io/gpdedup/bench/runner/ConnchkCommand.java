@@ -16,6 +16,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code gpdedup-bench connchk}: table A live, or the channel test against a real store. */
 @Command(name = "connchk", mixinStandardHelpOptions = true,
+        exitCodeListHeading = Commands.EXIT_HEADING,
+        exitCodeList = {Commands.EXIT_OK, Commands.EXIT_FAILED, Commands.EXIT_USAGE, Commands.EXIT_SHAPE},
         description = {"Synthetic channel test (table A), live: N threads each write one file of unique data straight to a "
                 + "gpdedup-store started with the appliance profile (client library, no plugin, no dedup lookups).",
             "Sizes are in the reference's units (MB = 2^20) and scaled by the profile's scale for the live run; results "
@@ -70,7 +72,7 @@ public final class ConnchkCommand implements Callable<Integer> {
             try (Progress p = live.quiet ? Progress.quiet() : Progress.bytes("connchk", total)) {
                 rows = ChannelTest.run(s, t, bytes, read, p);
             }
-            ResultTable table = ChannelTest.table(rows, bytes, read);
+            ResultTable table = ChannelTest.table(rows, bytes, s.liveBytes(bytes), read);
             table.print(System.out);
             ShapeChecks checks = ChannelTest.checks(rows, !quick);
             checks.print(System.out);

@@ -15,6 +15,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code gpdedup-bench isolated}: tables B and C live. */
 @Command(name = "isolated", mixinStandardHelpOptions = true,
+        exitCodeListHeading = Commands.EXIT_HEADING,
+        exitCodeList = {Commands.EXIT_OK, Commands.EXIT_FAILED, Commands.EXIT_USAGE, Commands.EXIT_SHAPE},
         description = {"Isolated plugin test (tables B and C), live: every simulated host is a process of its own with its own "
                 + "loopback address (127.0.0.2, 127.0.0.3, ...) and disk read cap, running N real gpbackup_dedup_plugin backup_data "
                 + "calls in parallel on unique random data fed through stdin, against a gpdedup-store started with the appliance profile.",

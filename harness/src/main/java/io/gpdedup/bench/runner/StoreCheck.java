@@ -167,7 +167,7 @@ public final class StoreCheck implements AutoCloseable {
     /** What the check wrote and deleted, in one line. */
     public String deletedLine() {
         return String.format(Locale.ROOT, "deleted the %d objects (%s) it wrote under %s in unit %s; the store frees their "
-                + "chunks at its next gc (gpdedup-store gc)", deleted.get(), ByteSize.binary(bytes.get()), prefix, settings.unit());
+                + "chunks by itself after its quiet time following deletes (gc-after-delete-seconds)", deleted.get(), ByteSize.binary(bytes.get()), prefix, settings.unit());
     }
 
     /** Writes the table as CSV and JSON, and a chart of write and read MB/s by threads. */

@@ -103,11 +103,12 @@ public final class StoreTarget {
     }
 
     /**
-     * Connects once and pings, so that an unreachable store or a refused login is one clear line
-     * before anything is written.
+     * Connects once (within the connect timeout, 10 s: also a store that accepts and never answers)
+     * and pings, so that an unreachable store or a refused login is one clear line before anything
+     * is written.
      */
     void check(ClientSettings s) {
-        try (StoreClient c = StoreClient.connect(s)) {
+        try (StoreClient c = StoreClient.connectWithin(s)) {
             c.ping();
         } catch (StoreAuthException e) {
             throw new Unusable(e.getMessage() + " (check --user, --unit and the password in --password-file " + passwordFile + ")");

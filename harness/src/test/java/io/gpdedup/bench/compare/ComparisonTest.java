@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The round runner against in-memory tools: order, growth bookkeeping, the restore check. */
 class ComparisonTest {
     /** A tool whose repository keeps each snapshot's file content; a restore "outputs" the stored bytes. */
-    static final class MemoryTool implements BackupTool {
+    static class MemoryTool implements BackupTool {
         final String name;
         final List<String> log;
         final Map<String, byte[]> snapshots = new HashMap<>();

@@ -39,6 +39,23 @@ class StreamSetTest {
     }
 
     @Test
+    void unrelatedStreamsSplitTheSizeAndShareNoContent(@TempDir Path dir) throws IOException {
+        List<StreamFile> f = StreamSet.unrelated(dir, 2L << 20, 2, 7, 2);
+        assertEquals(2, f.size());
+        for (StreamFile s : f) {
+            byte[] bytes = Files.readAllBytes(s.path());
+            assertEquals(s.sha256(), HexFormat.of().formatHex(sha256(bytes)));
+            assertTrue(Math.abs(bytes.length - (1L << 20)) < (1L << 20) / 20, "half the size each: " + bytes.length);
+        }
+        byte[] a = Files.readAllBytes(f.get(0).path());
+        byte[] b = Files.readAllBytes(f.get(1).path());
+        // No 4 KiB window of the second stream (after its first rows) appears in the first.
+        String first = new String(a, java.nio.charset.StandardCharsets.ISO_8859_1);
+        String window = new String(b, 1 << 19, 4096, java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertEquals(-1, first.indexOf(window));
+    }
+
+    @Test
     void theSameSeedGivesTheSameBytes(@TempDir Path dir) throws IOException {
         StreamSet a = StreamSet.generate(dir.resolve("a"), 1L << 20, 3, 1);
         StreamSet b = StreamSet.generate(dir.resolve("b"), 1L << 20, 3, 2);

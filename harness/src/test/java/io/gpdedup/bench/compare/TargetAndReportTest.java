@@ -78,7 +78,7 @@ class TargetAndReportTest {
         add(obs, "borg", Step.RESTORE, 2.5, 0, -1);
         Report r = new Report(new StreamSet(files, 3.0), List.of("gpdedup", "restic", "borg"), obs);
         List<Target> t = r.targets();
-        assertEquals(7, t.size());
+        assertEquals(10, t.size());
         assertEquals(2.5, t.get(0).ratio(), 1e-9, "5 s borg / 2 s gpdedup");
         assertTrue(t.get(0).met());
         assertEquals(1.5, t.get(1).ratio(), 1e-9);

@@ -135,6 +135,16 @@ class RealStoreTest {
     }
 
     @Test
+    void aListenerThatNeverAnswersFailsAfterTheConnectTimeout() throws IOException {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            BenchRun r = BenchRun.of("connchk", "--host", "127.0.0.1", "--port", String.valueOf(silent.getLocalPort()), "--unit", LiveStore.UNIT,
+                    "--user", LiveStore.USER, "--password-file", password.toString(), "--threads", "1", "--size", "1MiB");
+            assertEquals(1, r.exit(), r.toString());
+            assertOneLine(r, "did not answer the handshake within 10 s");
+        }
+    }
+
+    @Test
     void calibrateWritesAProfileTheModelUses() throws IOException {
         Path profile = dir.resolve("mystore.yaml");
         BenchRun run = BenchRun.of(target("calibrate", store, password, "--threads", "1,2", "--size", "8MiB", "--files", "20", "--name", "mystore",

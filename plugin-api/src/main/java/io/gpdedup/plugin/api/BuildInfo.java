@@ -1,23 +1,18 @@
 package io.gpdedup.plugin.api;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.util.Properties;
+import java.util.MissingResourceException;
+import java.util.ResourceBundle;
 
-/** The release number stamped in at build time. */
+/** The version the build stamped in (project version plus git commit, scripts/lib/build-info): what the plugins print. */
 final class BuildInfo {
     private BuildInfo() {
     }
 
     static String release() {
-        Properties p = new Properties();
-        try (InputStream in = BuildInfo.class.getResourceAsStream("/gpdedup-version.properties")) {
-            if (in != null) {
-                p.load(in);
-            }
-        } catch (IOException e) {
+        try {
+            return ResourceBundle.getBundle("gpdedup-build").getString("version");
+        } catch (MissingResourceException e) {
             return "unknown";
         }
-        return p.getProperty("release", "unknown");
     }
 }

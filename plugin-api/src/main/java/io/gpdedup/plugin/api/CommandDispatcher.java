@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -59,6 +60,12 @@ public final class CommandDispatcher {
                 case "--version":
                     expectArgs(args, 0, 0);
                     print(out, plugin.name() + " version " + plugin.version());
+                    return 0;
+                case "--help":
+                case "-h":
+                    expectArgs(args, 0, 0);
+                    out.write(help().getBytes(StandardCharsets.UTF_8));
+                    out.flush();
                     return 0;
                 default:
                     break;
@@ -280,12 +287,25 @@ public final class CommandDispatcher {
         }
     }
 
+    /** The usage, the options a plugin config may hold, and the exit codes: what {@code --help} prints. */
+    String help() {
+        StringBuilder sb = new StringBuilder(plugin.name()).append(" version ").append(plugin.version())
+                .append(": a gpbackup/gprestore storage plugin (gpbackup --plugin-config FILE).\n").append(usage())
+                .append("\nplugin config (YAML): executablepath: <absolute path of this executable>, and options:\n");
+        for (OptionSpec o : plugin.options()) {
+            sb.append("  ").append(o.name()).append(o.required() ? " (required)" : o.defaultValue() == null ? "" : " (default " + o.defaultValue() + ")")
+                    .append(": ").append(o.help()).append('\n');
+        }
+        return sb.append("\nexit status: 0 done, 1 failed (one line on stderr says why), 2 wrong command or arguments\n").toString();
+    }
+
     public String usage() {
         StringBuilder sb = new StringBuilder();
         String exe = plugin.name();
         sb.append("usage: ").append(exe).append(" <command> [arguments]\n")
                 .append("  ").append(exe).append(" plugin_api_version\n")
                 .append("  ").append(exe).append(" --version\n")
+                .append("  ").append(exe).append(" --help\n")
                 .append("  ").append(exe).append(" setup_plugin_for_backup|setup_plugin_for_restore|cleanup_plugin_for_backup|cleanup_plugin_for_restore CFG DIR master|coordinator|segment_host|segment [CONTENT_ID]\n")
                 .append("  ").append(exe).append(" backup_file|restore_file CFG FILE\n")
                 .append("  ").append(exe).append(" backup_data|restore_data CFG KEY\n")

@@ -3,13 +3,18 @@ package io.gpdedup.plugin.api;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.dataformat.yaml.JacksonYAMLParseException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * A {@code --plugin-config} file, read as strictly as gpbackup reads it: top-level keys
@@ -38,14 +43,33 @@ public final class PluginConfig {
                 throw new PluginException(file + ": plugin config is larger than " + MAX_CONFIG_BYTES + " bytes");
             }
             bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new PluginException("plugin config " + file + " does not exist", e);
+        } catch (AccessDeniedException e) {
+            throw new PluginException("cannot read plugin config " + file + ": permission denied", e);
         } catch (IOException e) {
-            throw new PluginException("cannot read plugin config " + file + ": " + e, e);
+            throw new PluginException("cannot read plugin config " + file + ": " + firstLine(e.getMessage()), e);
         }
         try (JsonParser p = new YAMLFactory().createParser(bytes)) {
             return parse(file, p);
+        } catch (JacksonYAMLParseException e) {
+            throw syntaxError(file, e);
         } catch (IOException e) {
             throw new PluginException(file + ": plugin config is not valid YAML: " + firstLine(e.getMessage()), e);
         }
+    }
+
+    /** "file:line:column: ...", from where the YAML scanner found the problem (its marks count from 0). */
+    private static PluginException syntaxError(Path file, JacksonYAMLParseException e) {
+        if (e.getCause() instanceof MarkedYAMLException m && m.getProblemMark() != null) {
+            Mark mark = m.getProblemMark();
+            String context = m.getContext() == null ? "" : " (" + m.getContext() + ")";
+            return new PluginException(file + ":" + (mark.getLine() + 1) + ":" + (mark.getColumn() + 1) + ": plugin config is not valid YAML: "
+                    + firstLine(m.getProblem()) + context, e);
+        }
+        JsonLocation at = e.getLocation();
+        String where = at == null || at.getLineNr() < 1 ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
+        return new PluginException(file + where + ": plugin config is not valid YAML: " + firstLine(e.getOriginalMessage()), e);
     }
 
     private static PluginConfig parse(Path file, JsonParser p) throws IOException {

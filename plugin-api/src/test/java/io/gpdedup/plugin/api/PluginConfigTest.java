@@ -72,7 +72,21 @@ class PluginConfigTest {
     @Test
     void missingFileIsAClearError() {
         PluginException e = assertThrows(PluginException.class, () -> PluginConfig.load(dir.resolve("nope.yaml")));
-        assertTrue(e.getMessage().contains("nope.yaml"));
+        assertEquals("plugin config " + dir.resolve("nope.yaml") + " does not exist", e.getMessage());
+    }
+
+    @Test
+    void aSyntaxErrorNamesFileLineAndColumn() throws Exception {
+        assertSyntaxError("executablepath: /x\noptions:\n  hostname: a\n   port: 3\n", ":4:8: plugin config is not valid YAML: mapping values are not allowed here");
+        assertSyntaxError("executablepath: /x\noptions:\n  hostname: \"a\n", ":4:1: plugin config is not valid YAML: found unexpected end of stream");
+        assertSyntaxError("executablepath: /x\n\toptions:\n", ":2:1: plugin config is not valid YAML: found character");
+    }
+
+    private void assertSyntaxError(String yaml, String expected) throws Exception {
+        Path f = write(yaml);
+        PluginException e = assertThrows(PluginException.class, () -> PluginConfig.load(f));
+        assertTrue(e.getMessage().startsWith(f + expected), e.getMessage());
+        assertFalse(e.getMessage().contains("Exception"), e.getMessage());
     }
 
     /** gpbackup compares on/off switches with the exact text "on": anything else would mean one thing to it and another to us. */

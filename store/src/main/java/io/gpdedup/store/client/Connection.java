@@ -104,14 +104,14 @@ final class Connection implements AutoCloseable {
                 throw new StoreConnectException("cannot connect to gpdedup-store at " + peer + ": " + e.getMessage()
                         + " (is the server running and listening there?)", e);
             } catch (SocketTimeoutException e) {
-                throw new StoreConnectException("cannot connect to gpdedup-store at " + peer + ": no answer within " + s.connectTimeout(), e);
+                throw new StoreConnectException("cannot connect to gpdedup-store at " + peer + ": no answer within " + seconds(s.connectTimeout()), e);
             }
             socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, handshakeTimeout.toMillis())));
             if (s.tls() != null) {
                 try {
                     socket = s.tls().wrap(socket, s.host(), s.port());
                 } catch (SocketTimeoutException e) {
-                    throw new StoreTimeoutException("gpdedup-store at " + peer + " did not finish the TLS handshake within " + handshakeTimeout);
+                    throw new StoreTimeoutException("gpdedup-store at " + peer + " did not finish the TLS handshake within " + seconds(handshakeTimeout));
                 } catch (IOException e) {
                     String message = "TLS handshake with gpdedup-store at " + peer + " failed: " + e.getMessage()
                             + " (does the server have TLS on, and does tls_ca_file hold its certificate or CA?)";
@@ -161,14 +161,32 @@ final class Connection implements AutoCloseable {
             throw e;
         } catch (SocketTimeoutException e) {
             closeQuietly(socket);
-            throw new StoreTimeoutException("gpdedup-store at " + peer + " did not answer the handshake within " + handshakeTimeout);
+            throw new StoreTimeoutException("gpdedup-store at " + peer + " accepted the connection but did not answer the handshake within "
+                    + seconds(handshakeTimeout) + " (is it a gpdedup-store?)");
         } catch (ProtocolException e) {
             closeQuietly(socket);
             throw new StoreClientException(peer + " broke the protocol during the handshake: " + e.getMessage() + " (is it a gpdedup-store?)");
         } catch (IOException e) {
             closeQuietly(socket);
-            throw new StoreConnectException("connection to gpdedup-store at " + peer + " failed: " + e.getMessage(), e);
+            throw new StoreConnectException("connection to gpdedup-store at " + peer + " failed: " + reason(e), e);
         }
+    }
+
+    /**
+     * What went wrong, for a message people read: the exception's own text, or, where it has none
+     * (a stream that ended, a bug), what that kind of failure means, never a class name.
+     */
+    static String reason(Throwable e) {
+        if (e.getMessage() != null && !e.getMessage().isBlank()) {
+            return e.getMessage();
+        }
+        return e instanceof EOFException ? "the store closed the connection" : "an internal error in the client";
+    }
+
+    /** A duration as people read it in a message: whole seconds ("10 s"), tenths below one ("0.5 s"). */
+    static String seconds(Duration d) {
+        long ms = d.toMillis();
+        return (ms < 1000 ? String.valueOf(Math.round(ms / 100.0) / 10.0) : String.valueOf(Math.round(ms / 1000.0))) + " s";
     }
 
     int version() {
@@ -314,7 +332,7 @@ final class Connection implements AutoCloseable {
         } catch (IOException e) {
             fail(new StoreConnectionLostException("lost the connection to gpdedup-store at " + peer + ": " + e.getMessage(), e));
         } catch (RuntimeException e) {
-            fail(new StoreClientException("reading from gpdedup-store at " + peer + " failed: " + e, e));
+            fail(new StoreClientException("reading from gpdedup-store at " + peer + " failed: " + reason(e), e));
         }
     }
 

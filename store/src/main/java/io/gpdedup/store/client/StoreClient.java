@@ -80,12 +80,20 @@ public final class StoreClient implements AutoCloseable {
     }
 
     /**
-     * Connects and logs in as {@link #connect} does, but while the store cannot be reached (refused,
-     * reset, silent) tries again with growing pauses until the reconnect timeout has passed: for a
-     * call that should wait out a store restart. A refused login fails at once.
+     * Connects and logs in as {@link #connect} does, but all of it (TCP, TLS, login) within the
+     * connect timeout: a store that accepts and never answers fails then, not after the read timeout.
+     */
+    public static StoreClient connectWithin(ClientSettings settings) {
+        return new StoreClient(openWithin(settings, null, () -> false, false), settings);
+    }
+
+    /**
+     * As {@link #connectWithin}, but while the store refuses or resets the connection tries again
+     * with growing pauses until the connect timeout has passed: for a call that should wait out a
+     * store restart of a few seconds. A refused, throttled or unanswered login fails at once.
      */
     public static StoreClient connectPatiently(ClientSettings settings) {
-        return new StoreClient(openWithin(settings, null, () -> false), settings);
+        return new StoreClient(openWithin(settings, null, () -> false, true), settings);
     }
 
     /** Opens a backup stream (a lease): one object to write. */
@@ -321,7 +329,7 @@ public final class StoreClient implements AutoCloseable {
             if (reconnecting == null) {
                 // A server that is stopping answers SHUTTING_DOWN on a connection that still works: leave it.
                 broken.abandon(String.valueOf(why.getMessage()));
-                CompletableFuture<Connection> next = CompletableFuture.supplyAsync(() -> openWithin(settings, why, () -> closed), RECONNECTS);
+                CompletableFuture<Connection> next = CompletableFuture.supplyAsync(() -> openWithin(settings, why, () -> closed, true), RECONNECTS);
                 reconnecting = next;
                 next.whenComplete((c, e) -> replaced(broken, c, e));
             }
@@ -348,24 +356,27 @@ public final class StoreClient implements AutoCloseable {
     }
 
     /**
-     * A new connection, tried with growing pauses until the reconnect timeout has passed (or
-     * {@code gaveUp} says so). {@code why}: what broke the connection it replaces, or null for a first one.
+     * A new connection, tried with growing pauses (if {@code retry}) until its window has passed (or
+     * {@code gaveUp} says so). {@code why}: what broke the connection it replaces, or null for a first
+     * one. A first connection's window is the connect timeout, each try ending by it; a replacement's
+     * is the reconnect timeout.
      */
-    private static Connection openWithin(ClientSettings settings, Throwable why, BooleanSupplier gaveUp) {
-        long deadline = System.nanoTime() + settings.reconnectTimeout().toNanos();
+    private static Connection openWithin(ClientSettings settings, Throwable why, BooleanSupplier gaveUp, boolean retry) {
+        Duration window = why == null ? settings.connectTimeout() : settings.reconnectTimeout();
+        long deadline = System.nanoTime() + window.toNanos();
         long pause = FIRST_PAUSE_NANOS;
         StoreClientException last = null;
         while (!gaveUp.getAsBoolean()) {
             long left = deadline - System.nanoTime();
             try {
-                // Each try ends by the deadline (or 1 s), so that a store that stays away fails the call in bounded time.
-                Duration bound = Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(1), left));
+                // Each try ends by the deadline (a replacement's by at least 1 s), so that a store that stays away fails in bounded time.
+                Duration bound = Duration.ofNanos(Math.max(why == null ? FIRST_PAUSE_NANOS : TimeUnit.SECONDS.toNanos(1), left));
                 ClientSettings s = settings.withTimeouts(min(settings.connectTimeout(), bound), settings.readTimeout());
                 return Connection.open(s, min(settings.readTimeout(), bound));
             } catch (StoreClientException e) {
                 // A first login that is throttled (guessing goes on) or never answered fails at once: a store
                 // that is up and says no, or stays silent, is not one that is restarting.
-                if (!connectionTrouble(e) || (why == null && (e instanceof StoreTimeoutException
+                if (!retry || !connectionTrouble(e) || (why == null && (e instanceof StoreTimeoutException
                         || e instanceof StoreServerException r && r.code() == ErrorCode.THROTTLED))) {
                     throw e;
                 }
@@ -383,7 +394,7 @@ public final class StoreClient implements AutoCloseable {
             }
             pause = Math.min(2 * pause, MAX_PAUSE_NANOS);
         }
-        String within = settings.reconnectTimeout().toSeconds() + " s";
+        String within = Connection.seconds(window);
         if (why == null) {
             String message = (last == null ? "cannot connect to gpdedup-store at " + settings.host() + ":" + settings.port() : last.getMessage())
                     + "; tried for " + within;

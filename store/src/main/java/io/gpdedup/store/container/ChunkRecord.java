@@ -20,15 +20,27 @@ public record ChunkRecord(Fingerprint fingerprint, int codecId, int rawLength, b
 
     public byte[] encode() {
         ByteBuffer b = ByteBuffer.allocate(encodedLength());
-        b.putInt(MAGIC);
-        fingerprint.copyTo(b.array(), 4);
-        b.position(4 + Fingerprint.LENGTH);
-        b.put((byte) codecId);
-        b.putInt(rawLength);
-        b.putInt(payload.length);
-        b.put(payload);
-        b.putInt(crc(b.array(), HEADER_BYTES + payload.length));
+        writeTo(b);
         return b.array();
+    }
+
+    /**
+     * Writes the record at {@code out}'s position, which it advances by {@link #encodedLength()}.
+     * Into a direct buffer, the record reaches a file without the copy a heap array costs there.
+     */
+    public void writeTo(ByteBuffer out) {
+        int start = out.position();
+        byte[] fp = new byte[Fingerprint.LENGTH];
+        fingerprint.copyTo(fp, 0);
+        out.putInt(MAGIC);
+        out.put(fp);
+        out.put((byte) codecId);
+        out.putInt(rawLength);
+        out.putInt(payload.length);
+        out.put(payload);
+        CRC32C c = new CRC32C();
+        c.update(out.duplicate().limit(out.position()).position(start));
+        out.putInt((int) c.getValue());
     }
 
     /**

@@ -226,12 +226,19 @@ public final class Container implements Closeable {
 
     /** Appends an encoded record; returns its offset. Callers serialize appends to one container. */
     public long append(byte[] record) throws IOException {
+        return append(ByteBuffer.wrap(record));
+    }
+
+    /** Appends the encoded record between {@code record}'s position and limit; returns its offset. */
+    public long append(ByteBuffer record) throws IOException {
         long at = size;
-        ByteBuffer buf = ByteBuffer.wrap(record);
+        ByteBuffer buf = record.duplicate();
+        int start = buf.position();
+        int length = buf.remaining();
         while (true) {
             FileChannel ch = channel;
             try {
-                writeFully(ch, buf, at + buf.position());
+                writeFully(ch, buf, at + buf.position() - start);
                 break;
             } catch (ClosedByInterruptException e) {
                 throw e;
@@ -242,7 +249,7 @@ public final class Container implements Closeable {
                 throw e;
             }
         }
-        size = at + record.length;
+        size = at + length;
         return at;
     }
 

@@ -145,8 +145,14 @@ public final class ContainerSet implements Closeable {
      * disk reserve ({@link DiskFullException}).
      */
     public Placement append(byte[] record) throws IOException {
-        boolean roll = active == null || (active.size() + record.length > containerSize && active.size() > active.dataStart());
-        long growth = record.length + (roll ? Container.HEADER_BYTES : 0);
+        return append(java.nio.ByteBuffer.wrap(record));
+    }
+
+    /** As {@link #append(byte[])}, for the record between {@code record}'s position and limit. */
+    public Placement append(java.nio.ByteBuffer record) throws IOException {
+        int length = record.remaining();
+        boolean roll = active == null || (active.size() + length > containerSize && active.size() > active.dataStart());
+        long growth = length + (roll ? Container.HEADER_BYTES : 0);
         if (capacity > 0 && totalBytes() + growth > capacity) {
             throw new CapacityExceededException("needs " + growth + " more bytes, " + totalBytes() + " of " + capacity + " used");
         }
@@ -155,7 +161,7 @@ public final class ContainerSet implements Closeable {
             active = create();
         }
         long offset = active.append(record);
-        totalBytes.addAndGet(record.length);
+        totalBytes.addAndGet(length);
         synchronized (this) {
             dirty.add(active);
         }

@@ -1,5 +1,6 @@
 package io.gpdedup.store.engine;
 
+import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.index.ChunkIndex;
 import java.io.Closeable;
@@ -44,6 +45,11 @@ public interface ContainerStore extends Closeable {
      * nothing written past the unit's capacity or into the disk reserve.
      */
     Placement append(byte[] record) throws IOException;
+
+    /** Encodes and appends a chunk record, as {@link #append(byte[])} does its encoding. */
+    default Placement append(ChunkRecord record) throws IOException {
+        return append(record.encode());
+    }
 
     /** {@code length} bytes at {@code offset} of container {@code id}; {@link GoneException} if it is no more. */
     byte[] read(int id, long offset, int length) throws IOException;

@@ -166,7 +166,7 @@ final class DiskStorageUnit implements StorageUnit {
         } else if (codec == Codec.NONE && payload.length != rawLength) {
             throw new StoreException("uncompressed chunk has " + payload.length + " bytes, not " + rawLength);
         }
-        byte[] record = new ChunkRecord(fp, codec.id(), rawLength, payload).encode();
+        ChunkRecord record = new ChunkRecord(fp, codec.id(), rawLength, payload);
         writeLock.lock();
         try {
             checkOpen();
@@ -184,7 +184,7 @@ final class DiskStorageUnit implements StorageUnit {
             } catch (IOException e) {
                 throw new StoreException("cannot store chunk " + fp + " in unit " + name + ": " + e.getMessage(), e);
             }
-            index.insert(fp, p.container(), p.offset(), record.length);
+            index.insert(fp, p.container(), p.offset(), record.encodedLength());
             lease.pin(fp);
         } finally {
             writeLock.unlock();

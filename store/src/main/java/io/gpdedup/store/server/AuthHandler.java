@@ -99,6 +99,7 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
         if (!ctx.channel().isActive()) {
             return;
         }
+        LOG.log(System.Logger.Level.INFO, "login: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress());
         server.metrics.watchUnit(unit);
         StoreSession session = new StoreSession(unit, auth.user(), server.metrics);
         ctx.pipeline().get(FrameDecoder.class).allowFramesUpTo(server.config.maxFrameBytes());

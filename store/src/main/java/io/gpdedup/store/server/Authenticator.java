@@ -19,23 +19,32 @@ import javax.crypto.spec.SecretKeySpec;
  * same credentials then cost one HMAC instead of the full PBKDF2 work.
  */
 final class Authenticator {
-    private final Map<String, Map<String, PasswordHash>> units;
+    private volatile Map<String, Map<String, PasswordHash>> units;
     private final PasswordHash decoy;
     private final byte[] cacheKey = new byte[32];
     private final Map<String, byte[]> verified = new ConcurrentHashMap<>();
 
     Authenticator(Map<String, Map<String, PasswordHash>> units) {
-        Map<String, Map<String, PasswordHash>> copy = new HashMap<>();
         int iterations = PasswordHash.DEFAULT_ITERATIONS;
         for (var e : units.entrySet()) {
-            copy.put(e.getKey(), Map.copyOf(e.getValue()));
             for (PasswordHash h : e.getValue().values()) {
                 iterations = h.iterations();
             }
         }
-        this.units = Map.copyOf(copy);
+        this.units = copy(units);
         this.decoy = PasswordHash.create("decoy".toCharArray(), iterations);
         new SecureRandom().nextBytes(cacheKey);
+    }
+
+    private static Map<String, Map<String, PasswordHash>> copy(Map<String, Map<String, PasswordHash>> units) {
+        Map<String, Map<String, PasswordHash>> copy = new HashMap<>();
+        units.forEach((unit, users) -> copy.put(unit, Map.copyOf(users)));
+        return Map.copyOf(copy);
+    }
+
+    /** From now on, logins are checked against {@code newUnits}; remembered logins stay valid only while their hash is unchanged. */
+    void replace(Map<String, Map<String, PasswordHash>> newUnits) {
+        units = copy(newUnits);
     }
 
     /** Whether {@code user} of {@code unit} has this password. Slow (PBKDF2) unless remembered. */

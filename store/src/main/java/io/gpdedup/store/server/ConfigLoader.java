@@ -66,6 +66,12 @@ public final class ConfigLoader {
         @JsonProperty("disk-reserve-bytes") Long diskReserveBytes;
         @JsonProperty("reconnect-grace-seconds") Integer reconnectGraceSeconds;
         @JsonProperty("storage") StorageSection.StorageFile storage;
+        @JsonProperty("gc-after-delete-seconds") Integer gcAfterDeleteSeconds;
+        @JsonProperty("gc-max-delay-seconds") Integer gcMaxDelaySeconds;
+        @JsonProperty("gc-interval-seconds") Integer gcIntervalSeconds;
+        @JsonProperty("log-file") String logFile;
+        @JsonProperty("log-file-max-bytes") Long logFileMaxBytes;
+        @JsonProperty("log-file-count") Integer logFileCount;
     }
 
     static final class UnitFile {
@@ -148,10 +154,21 @@ public final class ConfigLoader {
                             or(f.maxPendingLogins, ConnectionLimits.DEFAULT_MAX_PENDING_LOGINS)),
                     or(f.diskReserveBytes, EngineSettings.DEFAULT_DISK_RESERVE),
                     f.reconnectGraceSeconds == null ? StoreConfig.DEFAULT_RECONNECT_GRACE : Duration.ofSeconds(f.reconnectGraceSeconds),
-                    StorageSection.parse(f.storage, source, base, dataDir));
+                    StorageSection.parse(f.storage, source, base, dataDir),
+                    gc(f),
+                    new LogSettings(f.logFile == null ? null : StorePaths.resolve(f.logFile, base),
+                            or(f.logFileMaxBytes, LogSettings.DEFAULT_MAX_BYTES), or(f.logFileCount, LogSettings.DEFAULT_FILES)));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }
+    }
+
+    private static GcSchedule gc(ConfigFile f) {
+        GcSchedule d = GcSchedule.DEFAULT;
+        return new GcSchedule(
+                f.gcAfterDeleteSeconds == null ? d.afterDelete() : Duration.ofSeconds(f.gcAfterDeleteSeconds),
+                f.gcMaxDelaySeconds == null ? d.maxDelay() : Duration.ofSeconds(f.gcMaxDelaySeconds),
+                f.gcIntervalSeconds == null ? d.interval() : Duration.ofSeconds(f.gcIntervalSeconds));
     }
 
     private static ReplicationSettings replication(ConfigFile f) {

@@ -38,6 +38,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "N", description = "Prometheus /metrics port, overrides the config (0: any free port, -1: off)")
     Integer metricsPort;
 
+    @Option(names = "--log-file", paramLabel = "FILE",
+            description = "log to this file, rotated as log-file-max-bytes and log-file-count say, instead of stderr; overrides the config")
+    Path logFile;
+
     @Option(names = "--appliance-profile", paramLabel = "FILE",
             description = "serve through a simulated appliance with this profile (e.g. profiles/seed003.yaml), overrides the config")
     Path applianceProfile;
@@ -56,7 +60,9 @@ final class ServeCommand implements Callable<Integer> {
             if (profile == null && applianceTrace != null) {
                 throw new IllegalArgumentException("--appliance-trace needs an appliance profile");
             }
-        } catch (ConfigLoader.ConfigException | ApplianceProfile.ProfileException | IllegalArgumentException | UncheckedIOException e) {
+            ServerLog.install(cfg.log());
+        } catch (ConfigLoader.ConfigException | ApplianceProfile.ProfileException | IllegalArgumentException | UncheckedIOException
+                | IOException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 2;
         }
@@ -82,7 +88,9 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 1;
         }
-        // Should the JVM exit some other way (System.exit elsewhere, SIGHUP), still stop cleanly.
+        StoreService running = service;
+        Signal.handle(new Signal("HUP"), sig -> reload(running));
+        // Should the JVM exit some other way (System.exit elsewhere), still stop cleanly.
         Thread hook = new Thread(service::close, "store-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("gpdedup-store listening on " + StoreService.hostPort(service.address()));
@@ -96,6 +104,28 @@ final class ServeCommand implements Callable<Integer> {
         service.close();
         LOG.log(System.Logger.Level.INFO, "stopped");
         return 0;
+    }
+
+    /**
+     * SIGHUP: reads the config file again and takes its users and units; the other keys need a
+     * restart. A config that cannot be used is logged and changes nothing.
+     */
+    private void reload(StoreService service) {
+        Path file = configFile();
+        try {
+            StoreConfig cfg = ConfigLoader.load(file);
+            service.reloadUsers(cfg);
+            StringBuilder who = new StringBuilder();
+            cfg.units().forEach((unit, users) -> who.append(' ').append(unit).append(users.keySet()));
+            LOG.log(System.Logger.Level.INFO, "config reloaded from " + file + ": users of units" + who
+                    + "; other keys take effect at the next start");
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "config reload from " + file + " failed, keeping the users as they were: " + e.getMessage());
+        }
+    }
+
+    private Path configFile() {
+        return config != null ? config : StorePaths.defaultConfigFile();
     }
 
     /** The engine behind the simulated appliance; closes the engine if that cannot be set up. */
@@ -112,9 +142,8 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     private StoreConfig loadConfig() {
-        Path file = config;
-        if (file == null) {
-            file = StorePaths.defaultConfigFile();
+        Path file = configFile();
+        if (config == null) {
             if (DemoConfig.writeIfAbsent(file)) {
                 LOG.log(System.Logger.Level.WARNING, "wrote the demo config " + file + " (user gpdedup, password gpdedup, loopback only)");
             }
@@ -131,6 +160,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (applianceProfile != null) {
             cfg = cfg.withApplianceProfile(applianceProfile.toAbsolutePath());
+        }
+        if (logFile != null) {
+            cfg = cfg.withLog(cfg.log().withFile(logFile.toAbsolutePath()));
         }
         return cfg;
     }

@@ -18,10 +18,11 @@ final class ServerContext {
     final RequestGate gate;
     final StoreRequests requests;
     final ChannelGroup channels;
+    final AutoCollector collector;
 
     ServerContext(StoreEngine engine, StoreConfig config, StoreMetrics metrics, ExecutorService executor,
             Authenticator authenticator, LoginThrottle throttle, RefusalLog refusals, ChannelGroup channels,
-            ReplicationQueue replication) {
+            ReplicationQueue replication, AutoCollector collector) {
         this.engine = engine;
         this.config = config;
         this.metrics = metrics;
@@ -30,7 +31,9 @@ final class ServerContext {
         this.throttle = throttle;
         this.refusals = refusals;
         this.gate = new RequestGate();
-        this.requests = new StoreRequests(metrics, executor, config.maxFrameBytes(), config.maxBatch(), config.idleTimeout(), replication);
+        this.requests = new StoreRequests(metrics, executor, config.maxFrameBytes(), config.maxBatch(), config.idleTimeout(), replication,
+                collector);
         this.channels = channels;
+        this.collector = collector;
     }
 }

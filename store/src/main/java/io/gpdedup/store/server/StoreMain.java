@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.BuildVersion;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,7 +11,8 @@ import picocli.CommandLine.Command;
 @Command(name = "gpdedup-store", mixinStandardHelpOptions = true, versionProvider = StoreMain.Version.class,
         description = "The gpdedup deduplicating store. With no command: serve ~/.gpdedup/store (see 'serve --help').",
         subcommands = {ServeCommand.class, HashPasswordCommand.class, AdminCommand.Verify.class, AdminCommand.Gc.class,
-            AdminCommand.Stat.class, AdminCommand.ListObjects.class, AdminCommand.Replication.class, CopyUnitCommand.class})
+            AdminCommand.Stat.class, AdminCommand.ListObjects.class, AdminCommand.Backups.class, AdminCommand.Prune.class,
+            AdminCommand.Replication.class, CopyUnitCommand.class})
 public final class StoreMain implements java.util.concurrent.Callable<Integer> {
 
     public static void main(String[] args) {
@@ -30,11 +32,11 @@ public final class StoreMain implements java.util.concurrent.Callable<Integer> {
         return new ServeCommand().call();
     }
 
+    /** This build's version, as the jar's manifest says. */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = StoreMain.class.getPackage().getImplementationVersion();
-            return new String[] {"gpdedup-store " + (v == null ? "(development build)" : v)};
+            return new String[] {"gpdedup-store version " + BuildVersion.get()};
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.BuildVersion;
+import io.gpdedup.store.engine.GcReport;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.UnitStats;
 import io.gpdedup.store.protocol.MessageType;
@@ -7,8 +9,21 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -42,6 +57,10 @@ public final class StoreMetrics {
     private final Counter connectionsRefused;
     private final Counter loginTimeouts;
     private final Counter loginsThrottled;
+    private final Counter gcRuns;
+    private final Counter gcReclaimedBytes;
+    private final Counter gcRemovedChunks;
+    private final JvmGcMetrics jvmGc = new JvmGcMetrics();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, CachedStats> units = new ConcurrentHashMap<>();
 
@@ -64,6 +83,77 @@ public final class StoreMetrics {
         connectionsRefused = counter("gpdedup.store.connections.refused", "connections refused, or closed before login to make room, by the connection limits");
         loginTimeouts = counter("gpdedup.store.login.timeouts", "connections closed for not logging in within login-timeout-seconds");
         loginsThrottled = counter("gpdedup.store.logins.throttled", "logins refused by the login throttle without checking the password");
+        gcRuns = counter("gpdedup.store.gc.runs", "garbage collections of a unit, by an operator or by the store itself");
+        gcReclaimedBytes = counter("gpdedup.store.gc.reclaimed.bytes", "bytes garbage collections freed");
+        gcRemovedChunks = counter("gpdedup.store.gc.removed.chunks", "chunks garbage collections removed");
+        Gauge.builder("gpdedup.store.build.info", () -> 1).description("the build of this store, in its labels")
+                .tag("version", BuildVersion.get()).tag("java", Runtime.version().toString()).register(registry);
+        for (MeterBinder b : new MeterBinder[] {new JvmMemoryMetrics(), new JvmThreadMetrics(), new ClassLoaderMetrics(), jvmGc,
+            new ProcessorMetrics(), new UptimeMetrics(), new FileDescriptorMetrics()}) {
+            b.bindTo(registry);
+        }
+        Gauge.builder("process.resident.memory.bytes", StoreMetrics::residentBytes)
+                .description("resident set size of the store process (VmRSS)").register(registry);
+    }
+
+    /** VmRSS of /proc/self/status, NaN where there is no /proc. */
+    private static double residentBytes() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024.0;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Not Linux: no figure rather than a wrong one.
+        }
+        return Double.NaN;
+    }
+
+    /**
+     * Free space on the file system of the data directory and the bytes of the files under it,
+     * read at each scrape.
+     */
+    void watchDataDirectory(Path dir) {
+        String path = dir.toAbsolutePath().toString();
+        Gauge.builder("gpdedup.store.data.dir.free.bytes", dir, d -> d.toFile().getUsableSpace())
+                .description("bytes free for the store on the data directory's file system").tag("path", path).register(registry);
+        Gauge.builder("gpdedup.store.data.dir.total.bytes", dir, d -> d.toFile().getTotalSpace())
+                .description("size of the data directory's file system").tag("path", path).register(registry);
+        Gauge.builder("gpdedup.store.data.dir.used.bytes", dir, StoreMetrics::bytesUnder)
+                .description("bytes of the files under the data directory").tag("path", path).register(registry);
+    }
+
+    private static double bytesUnder(Path dir) {
+        long[] total = new long[1];
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                    total[0] += attrs.size();
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return FileVisitResult.CONTINUE; // removed by a collection meanwhile
+                }
+            });
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+        return total[0];
+    }
+
+    void gcRun(GcReport r) {
+        gcRuns.increment();
+        gcReclaimedBytes.increment(Math.max(0, r.bytesReclaimed()));
+        gcRemovedChunks.increment(r.chunksRemoved());
+    }
+
+    /** Stops listening to the JVM's collector notifications. */
+    public void close() {
+        jvmGc.close();
     }
 
     private Counter counter(String name, String description) {

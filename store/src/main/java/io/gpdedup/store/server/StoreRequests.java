@@ -41,14 +41,17 @@ final class StoreRequests {
     private final int maxBatch;
     private final Reply.Settings settings;
     private final ReplicationQueue replication;
+    private final AutoCollector collector;
 
-    StoreRequests(StoreMetrics metrics, Executor executor, int maxFrame, int maxBatch, Duration idleTimeout, ReplicationQueue replication) {
+    StoreRequests(StoreMetrics metrics, Executor executor, int maxFrame, int maxBatch, Duration idleTimeout, ReplicationQueue replication,
+            AutoCollector collector) {
         this.metrics = metrics;
         this.executor = executor;
         this.maxFrame = maxFrame;
         this.maxBatch = maxBatch;
         this.settings = new Reply.Settings(Math.min(0xffffffffL, idleTimeout.toSeconds()));
         this.replication = replication;
+        this.collector = collector;
     }
 
     /** Serves {@code request}; the stage completes once its final reply has been handed to {@code out}. */
@@ -101,12 +104,14 @@ final class StoreRequests {
                 if (prefix.isEmpty()) {
                     throw new BadRequestException("refusing to delete every object of the unit: give a prefix");
                 }
-                out.last(new Reply.Count(s.unit.deleteObjects(prefix)));
+                deleted(s, "prefix " + prefix, s.unit.deleteObjects(prefix), out);
                 return DONE;
             }
-            case DELETE_OBJECT:
-                out.last(new Reply.Count(s.unit.deleteObject(((Request.DeleteObject) request).objectName()) ? 1 : 0));
+            case DELETE_OBJECT: {
+                String name = ((Request.DeleteObject) request).objectName();
+                deleted(s, "name " + name, s.unit.deleteObject(name) ? 1 : 0, out);
                 return DONE;
+            }
             case STATS:
                 out.last(new Reply.Stats(s.unit.stats()));
                 return DONE;
@@ -114,7 +119,7 @@ final class StoreRequests {
                 out.last(fitted(s.unit.verify()));
                 return DONE;
             case GC:
-                out.last(new Reply.GcResult(s.unit.collectGarbage()));
+                out.last(new Reply.GcResult(collector.collect(s.unit.name(), "asked by user '" + s.user + "'")));
                 return DONE;
             case PING:
                 out.last(new Reply.Ok());
@@ -133,6 +138,13 @@ final class StoreRequests {
             default:
                 throw new IllegalStateException(request.type() + " is not a store request");
         }
+    }
+
+    /** Answers a delete, logs it and plans the collection that frees its space. */
+    private void deleted(StoreSession s, String what, int objects, ReplySink out) {
+        LOG.log(System.Logger.Level.INFO, "unit " + s.unit.name() + ": user '" + s.user + "' deleted " + objects + " objects (" + what + ")");
+        collector.deleted(s.unit.name(), objects);
+        out.last(new Reply.Count(objects));
     }
 
     private void checkBatch(int n) {

@@ -29,6 +29,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -81,9 +82,10 @@ public final class StoreServer {
         RefusalLog refusals = new RefusalLog(boss);
         ConnectionLimits limits = config.connectionLimits();
         ConnectionLimiter limiter = ConnectionLimiter.forProcess(limits, refusals, metrics);
+        AutoCollector collector = new AutoCollector(engine, config.gc(), metrics);
         ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator,
                 LoginThrottle.standard(limits.maxPendingLogins()), refusals, channels,
-                replication);
+                replication, collector);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(channelType)
@@ -116,6 +118,7 @@ public final class StoreServer {
         ChannelFuture bound = bootstrap.bind(new InetSocketAddress(config.listenAddress(), config.port())).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             shutdown(boss, workers, executor);
+            collector.close();
             throw new IOException("cannot listen on " + config.listenAddress() + ":" + config.port() + ": " + bound.cause().getMessage(), bound.cause());
         }
         return new StoreServer(context, boss, workers, bound.channel(), epoll);
@@ -152,6 +155,17 @@ public final class StoreServer {
         }
     }
 
+    /**
+     * Takes the users of {@code units} for the logins that follow, opening any unit that is new;
+     * connections already logged in keep their session.
+     */
+    void replaceUsers(Map<String, Map<String, PasswordHash>> units) {
+        for (String unit : units.keySet()) {
+            context.metrics.watchUnit(context.engine.unit(unit));
+        }
+        context.authenticator.replace(units);
+    }
+
     public InetSocketAddress address() {
         return (InetSocketAddress) serverChannel.localAddress();
     }
@@ -163,7 +177,8 @@ public final class StoreServer {
     /**
      * Stops: no new connections, no new requests (they get SHUTTING_DOWN), waits up to the
      * configured grace for the requests already accepted (commits included) to finish, then closes
-     * every connection (aborting their leases) and waits for the aborts. Idempotent.
+     * every connection (aborting their leases) and waits for the aborts, and for a garbage
+     * collection in progress (none waiting starts). Idempotent.
      *
      * @return whether every accepted request finished within the grace period
      */
@@ -187,6 +202,7 @@ public final class StoreServer {
                 Thread.currentThread().interrupt();
             } finally {
                 shutdown(boss, workers, context.executor);
+                context.collector.close();
             }
             return drained;
         }

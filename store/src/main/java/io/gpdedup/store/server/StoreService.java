@@ -47,9 +47,11 @@ public final class StoreService implements AutoCloseable {
         StoreServer server = null;
         MetricsEndpoint endpoint = null;
         ReplicationQueue replication = null;
+        StoreMetrics metrics = null;
         try {
             refuseDemoPasswordBeyondLoopback(config);
-            StoreMetrics metrics = new StoreMetrics();
+            metrics = new StoreMetrics();
+            metrics.watchDataDirectory(engine.dataDirectory());
             for (String unit : config.units().keySet()) {
                 // Opens (or creates) every configured unit now, so a bad unit name fails the start, not a login.
                 metrics.watchUnit(engine.unit(unit));
@@ -78,6 +80,9 @@ public final class StoreService implements AutoCloseable {
             }
             if (replication != null) {
                 replication.close();
+            }
+            if (metrics != null) {
+                metrics.close();
             }
             engine.close();
             throw e;
@@ -135,6 +140,18 @@ public final class StoreService implements AutoCloseable {
         return server.address();
     }
 
+    /**
+     * Re-reads the users (and units) of {@code config} for the logins that follow. The other keys
+     * take effect at the next start; a config that cannot be used changes nothing.
+     */
+    public synchronized void reloadUsers(StoreConfig config) throws IOException {
+        if (closed) {
+            return;
+        }
+        refuseDemoPasswordBeyondLoopback(config);
+        server.replaceUsers(config.units());
+    }
+
     public Optional<InetSocketAddress> metricsAddress() {
         return Optional.ofNullable(metricsEndpoint).map(MetricsEndpoint::address);
     }
@@ -163,6 +180,7 @@ public final class StoreService implements AutoCloseable {
             if (metricsEndpoint != null) {
                 metricsEndpoint.close();
             }
+            metrics.close();
             try {
                 engine.close();
             } finally {

@@ -1,0 +1,65 @@
+package io.gpdedup.store.server;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A line on stderr that says a long admin request is still running and for how long, rewritten
+ * each second; only when stderr is a terminal, so logs and pipes get nothing. The server does the
+ * work in one request, so the line shows time, not a share done.
+ */
+final class Progress implements AutoCloseable {
+    private final ScheduledExecutorService ticker;
+    private final PrintStream err;
+
+    private Progress(ScheduledExecutorService ticker, PrintStream err) {
+        this.ticker = ticker;
+        this.err = err;
+    }
+
+    static Progress onTerminal(String what) {
+        if (!stderrIsTerminal()) {
+            return new Progress(null, null);
+        }
+        PrintStream err = System.err;
+        long start = System.nanoTime();
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "progress");
+            t.setDaemon(true);
+            return t;
+        });
+        ticker.scheduleAtFixedRate(() -> err.print("\r" + what + ": running, " + (System.nanoTime() - start) / 1_000_000_000L + " s "),
+                1, 1, TimeUnit.SECONDS);
+        return new Progress(ticker, err);
+    }
+
+    /** Whether descriptor 2 is a terminal device (Linux: /proc/self/fd/2 points into /dev/pts or is a /dev/tty). */
+    static boolean stderrIsTerminal() {
+        try {
+            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
+            return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (ticker == null) {
+            return;
+        }
+        ticker.shutdownNow();
+        try {
+            ticker.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        err.print("\r\033[K");
+        err.flush();
+    }
+}

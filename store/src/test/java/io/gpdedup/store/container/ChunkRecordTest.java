@@ -1,0 +1,42 @@
+package io.gpdedup.store.container;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.gpdedup.store.Fingerprint;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class ChunkRecordTest {
+    private static ChunkRecord record() {
+        byte[] payload = "a chunk's stored payload".getBytes(StandardCharsets.US_ASCII);
+        return new ChunkRecord(Fingerprint.compute(payload, 0, payload.length), 2, 4096, payload);
+    }
+
+    @Test
+    void aRecordWrittenIntoADirectBufferHasTheBytesOfItsEncoding() {
+        ChunkRecord r = record();
+        ByteBuffer direct = ByteBuffer.allocateDirect(100 + r.encodedLength());
+        direct.position(17);
+        r.writeTo(direct);
+        assertEquals(17 + r.encodedLength(), direct.position());
+        byte[] written = new byte[r.encodedLength()];
+        direct.flip().position(17);
+        direct.get(written);
+        assertArrayEquals(r.encode(), written);
+        ChunkRecord back = ChunkRecord.decode(written);
+        assertEquals(r.fingerprint(), back.fingerprint());
+        assertEquals(2, back.codecId());
+        assertEquals(4096, back.rawLength());
+        assertArrayEquals(r.payload(), back.payload());
+    }
+
+    @Test
+    void aFlippedByteFailsTheChecksum() {
+        byte[] b = record().encode();
+        b[ChunkRecord.HEADER_BYTES + 3] ^= 1;
+        assertThrows(CorruptRecordException.class, () -> ChunkRecord.decode(b));
+    }
+}
