@@ -90,7 +90,7 @@ public final class CompareCommand implements Callable<Integer> {
     boolean direct;
 
     @Option(names = "--flight-recordings", paramLabel = "DIR", description = "instead of comparing: one round of gpdedup's first and repeat backups and a "
-            + "restore, with flight recordings (JFR) of the plugin and the store written to DIR")
+            + "restore, with flight recordings (JFR) of the plugin and the store written to DIR (of the store on S3 when --tools names gpdedup-s3)")
     Path profile;
 
     @Option(names = "--agent", paramLabel = "MODE", description = "GPDEDUP_AGENT for the plugin calls: on, off or require (default: unset, "
@@ -126,7 +126,8 @@ public final class CompareCommand implements Callable<Integer> {
         if (tools.contains(Report.GPDEDUP_S3) && s3Endpoint == null) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "gpdedup-s3 needs --s3-endpoint (start one with scripts/s3proxy)");
         }
-        List<String> runTools = profile != null ? List.of(Report.GPDEDUP) : List.copyOf(tools);
+        // A profile records one gpdedup: on a bucket when --tools names gpdedup-s3.
+        List<String> runTools = profile == null ? List.copyOf(tools) : List.of(tools.contains(Report.GPDEDUP_S3) ? Report.GPDEDUP_S3 : Report.GPDEDUP);
         List<Step> steps = profile != null ? List.of(Step.FIRST, Step.REPEAT, Step.RESTORE) : List.of(Step.values());
         boolean gpdedup = runTools.contains(Report.GPDEDUP) || runTools.contains(Report.GPDEDUP_S3);
         Path home = !gpdedup ? null : dist != null ? dist : installation();
@@ -255,7 +256,8 @@ public final class CompareCommand implements Callable<Integer> {
                     agent, timeoutSeconds);
             case Report.RESTIC -> new ResticTool(dir, logs, timeoutSeconds);
             case Report.BORG -> new BorgTool(dir, logs, borgEncryption, borgCompression, timeoutSeconds);
-            case Report.GPDEDUP_S3 -> new GpdedupTool(commands, dir, logs, pluginOptions, direct, null, agent, timeoutSeconds,
+            case Report.GPDEDUP_S3 -> new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
+                    agent, timeoutSeconds,
                     new GpdedupTool.Bucket(s3Endpoint, s3Bucket, "bench-" + System.currentTimeMillis() + "-" + dir.getParent().getFileName() + "/"));
             default -> throw new IllegalArgumentException("unknown tool " + name);
         };

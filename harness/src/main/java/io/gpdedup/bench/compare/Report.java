@@ -116,12 +116,19 @@ final class Report {
             row(s, "first backup: PUTs per GiB of stream", Step.FIRST, o -> perGiB(o, "PutObject"), "%.1f");
             row(s, "repeat backup: PUTs", Step.REPEAT, o -> o.result().requests("PutObject"), "%.0f");
             row(s, "restore: GETs per GiB restored", Step.RESTORE, o -> perGiB(o, "GetObject"), "%.1f");
+            // Where the bucket's extra work shows first: the store's own CPU, beside the same store on local disk.
+            row(s, "first backup, store CPU s", Step.FIRST, Report::storeCpuSeconds, "%.2f");
+            row(s, "restore, store CPU s", Step.RESTORE, Report::storeCpuSeconds, "%.2f");
         }
         return s.toString();
     }
 
     private static double perGiB(Observation o, String operation) {
         return o.result().requests(operation) / (o.bytes() / (double) ByteSize.GIB);
+    }
+
+    private static double storeCpuSeconds(Observation o) {
+        return o.result().serverCpuNanos() < 0 ? Double.NaN : o.result().serverCpuNanos() / 1e9;
     }
 
     private static double sentOf(Observation o) {
@@ -136,8 +143,9 @@ final class Report {
         s.append('\n');
     }
 
-    /** The median, and the range when there is more than one value. */
-    static String cell(double[] v, String format) {
+    /** The median, and the range when there is more than one value; unknown values (NaN) are left out. */
+    static String cell(double[] values, String format) {
+        double[] v = Arrays.stream(values).filter(d -> !Double.isNaN(d)).toArray();
         if (v.length == 0) {
             return "-";
         }

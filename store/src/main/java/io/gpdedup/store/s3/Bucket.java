@@ -24,8 +24,10 @@ import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.RetryableException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -229,16 +231,27 @@ public final class Bucket implements AutoCloseable {
         }
     }
 
-    /** {@code length} bytes of an object from {@code offset} (one ranged GET). */
+    /**
+     * {@code length} bytes of an object from {@code offset} (one ranged GET), read straight into an
+     * array of that length: a restore reads its containers through here, 4 MiB at a time.
+     */
     public byte[] getRange(String key, long offset, int length) throws BucketException {
         try {
-            byte[] b = s3.getObjectAsBytes(r -> r.bucket(settings.bucket()).key(fullKey(key))
-                    .range("bytes=" + offset + "-" + (offset + length - 1))).asByteArray();
-            if (b.length != length) {
-                throw new BucketException(BucketException.Kind.FAILED, "read " + key + " bytes " + offset + "+" + length + ": got "
-                        + b.length + " bytes", null);
-            }
-            return b;
+            return s3.getObject(r -> r.bucket(settings.bucket()).key(fullKey(key)).range("bytes=" + offset + "-" + (offset + length - 1)),
+                    (GetObjectResponse resp, AbortableInputStream in) -> {
+                        // A body cut short is retried as the SDK's own transformers do: as a RetryableException.
+                        try {
+                            byte[] b = new byte[length];
+                            int n = in.readNBytes(b, 0, length);
+                            if (n != length || in.read() >= 0) {
+                                throw new IOException("got " + (n != length ? n + " bytes" : "more bytes"));
+                            }
+                            return b;
+                        } catch (IOException e) {
+                            throw RetryableException.builder().message("read " + key + " bytes " + offset + "+" + length + ": " + e.getMessage())
+                                    .cause(e).build();
+                        }
+                    });
         } catch (SdkException e) {
             throw failure("read " + key + " bytes " + offset + "+" + length, e);
         }

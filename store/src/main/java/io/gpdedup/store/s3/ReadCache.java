@@ -20,28 +20,59 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 
 /**
  * Container bytes read from the bucket, kept on local disk in aligned segments and evicted least
- * recently used first once they pass the byte budget. A read that misses fetches whole segments
+ * recently used first once they pass the byte budget. A segment goes to disk when it is fetched a
+ * second time; the last few fetched are kept in memory. A read that misses fetches whole segments
  * with ranged GETs (one per segment, however many records the restore then takes from it) and
- * starts fetching the next ones in the background, so a restore reading a container in order finds
- * them there. Concurrent misses of one segment share one GET. Containers are immutable and their
- * ids never come back within a process, so nothing cached is ever stale; the cache is emptied at
- * start, since it is only a cache.
+ * queues fetches of the next ones, so a restore reading a container in order finds them there.
+ * Every segment has at most one GET under way or queued: concurrent misses share it, and a read
+ * that reaches a queued segment before the prefetcher does sends its GET itself. Containers are
+ * immutable and their ids never come back within a process, so nothing cached is ever stale; the
+ * cache is emptied at start, since it is only a cache.
  */
 final class ReadCache implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ReadCache.class.getName());
     /** Segment size: one GET per 4 MiB read, about 256 GETs per GiB restored in order. */
-    static final int SEGMENT = 4 << 20;
+    private static final int SEGMENT = 4 << 20;
     private static final int PREFETCH_SEGMENTS = 2;
     private static final int PREFETCH_THREADS = 4;
+    /**
+     * Segments last fetched, kept in memory as well: a restore takes many records from each in
+     * turn, and reading them there costs no file open and read per record.
+     */
+    private static final int HOT_SEGMENTS = 16;
 
     private record Key(String unit, int container, long segment) {
         String fileName() {
             return unit + "-" + container + "-" + segment;
+        }
+    }
+
+    /**
+     * A segment being fetched, or queued for a prefetch: whoever claims it first (the prefetcher,
+     * or a read that needs it before the prefetcher got to it) sends the GET; the others wait.
+     */
+    private static final class Fetch {
+        final CompletableFuture<byte[]> bytes = new CompletableFuture<>();
+        private final AtomicBoolean claimed = new AtomicBoolean();
+
+        boolean claim() {
+            return claimed.compareAndSet(false, true);
+        }
+    }
+
+    /** A segment in memory, and whether a read has taken anything from it yet. */
+    private static final class Hot {
+        final byte[] bytes;
+        boolean read; // guarded by ReadCache.this
+
+        Hot(byte[] bytes) {
+            this.bytes = bytes;
         }
     }
 
@@ -51,9 +82,13 @@ final class ReadCache implements AutoCloseable {
 
     private final Path dir;
     private final long budget;
+    private final int segment;
     private final LinkedHashMap<Key, Integer> lru = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
     private long cachedBytes; // guarded by this
-    private final Map<Key, CompletableFuture<byte[]>> inFlight = new ConcurrentHashMap<>();
+    private final LinkedHashMap<Key, Hot> hot = new LinkedHashMap<>(16, 0.75f, true); // guarded by this
+    /** Segments fetched once and not kept on disk, as many as the disk budget holds (keys only). */
+    private final LinkedHashMap<Key, Boolean> fetchedOnce = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
+    private final Map<Key, Fetch> inFlight = new ConcurrentHashMap<>();
     private final ExecutorService prefetcher = Executors.newFixedThreadPool(PREFETCH_THREADS, r -> {
         Thread t = new Thread(r, "gpdedup-s3-prefetch");
         t.setDaemon(true);
@@ -63,15 +98,21 @@ final class ReadCache implements AutoCloseable {
     private final AtomicLong misses = new AtomicLong();
     private final AtomicLong tempSeq = new AtomicLong();
 
-    private ReadCache(Path dir, long budget) {
+    private ReadCache(Path dir, long budget, int segment) {
         this.dir = dir;
         this.budget = budget;
+        this.segment = segment;
     }
 
     /** Empties {@code dir} (creating it) and caches at most {@code budget} bytes in it. */
     static ReadCache open(Path dir, long budget) throws IOException {
+        return open(dir, budget, SEGMENT);
+    }
+
+    /** As above, in segments of {@code segment} bytes. */
+    static ReadCache open(Path dir, long budget, int segment) throws IOException {
         CacheDirs.empty(dir);
-        return new ReadCache(dir, budget);
+        return new ReadCache(dir, budget, segment);
     }
 
     /** {@code length} bytes at {@code offset} of a container, from the cache or the bucket. */
@@ -80,27 +121,44 @@ final class ReadCache implements AutoCloseable {
             throw new EOFException("read past the end of container " + container + " at " + offset + "+" + length);
         }
         byte[] out = new byte[length];
-        long first = offset / SEGMENT;
-        long last = length == 0 ? first : (offset + length - 1) / SEGMENT;
+        long first = offset / segment;
+        long last = length == 0 ? first : (offset + length - 1) / segment;
         for (long seg = first; seg <= last; seg++) {
-            long segStart = seg * SEGMENT;
+            long segStart = seg * segment;
             long from = Math.max(offset, segStart);
             long to = Math.min(offset + length, segStart + segmentLength(src, seg));
             Key key = new Key(unit, container, seg);
-            if (!readCached(key, from - segStart, out, (int) (from - offset), (int) (to - from))) {
+            byte[] inMemory = null;
+            synchronized (this) {
+                Hot h = hot.get(key);
+                if (h != null) {
+                    h.read = true;
+                    inMemory = h.bytes;
+                }
+            }
+            if (inMemory != null) {
+                hits.incrementAndGet();
+                System.arraycopy(inMemory, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
+            } else if (readCached(key, from - segStart, out, (int) (from - offset), (int) (to - from))) {
+                hits.incrementAndGet();
+            } else {
                 misses.incrementAndGet();
                 byte[] bytes = fetch(key, src);
+                synchronized (this) {
+                    Hot h = hot.get(key);
+                    if (h != null) {
+                        h.read = true;
+                    }
+                }
                 System.arraycopy(bytes, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
-            } else {
-                hits.incrementAndGet();
             }
         }
         prefetch(unit, container, src, last + 1);
         return out;
     }
 
-    private static long segmentLength(Source src, long seg) {
-        return Math.min(SEGMENT, src.length() - seg * SEGMENT);
+    private long segmentLength(Source src, long seg) {
+        return Math.min(segment, src.length() - seg * segment);
     }
 
     private boolean readCached(Key key, long at, byte[] out, int outOffset, int length) throws IOException {
@@ -125,23 +183,65 @@ final class ReadCache implements AutoCloseable {
         }
     }
 
-    /** The segment's bytes: fetched by this call, or by one already under way. */
+    /** The segment's bytes: fetched by this call, or by a fetch already under way or queued. */
     private byte[] fetch(Key key, Source src) throws IOException {
-        CompletableFuture<byte[]> mine = new CompletableFuture<>();
-        CompletableFuture<byte[]> running = inFlight.putIfAbsent(key, mine);
-        if (running != null) {
-            return await(running);
+        for (int attempt = 0;; attempt++) {
+            Fetch mine = new Fetch();
+            Fetch f = inFlight.putIfAbsent(key, mine);
+            if (f == null) {
+                f = mine;
+            }
+            boolean ours = f.claim();
+            if (ours) {
+                load(key, src, f);
+            }
+            try {
+                return await(f.bytes);
+            } catch (IOException e) {
+                if (ours || attempt > 0) {
+                    throw e;
+                }
+                // A prefetch's failure (it was only a guess): this read asks the bucket once more itself.
+            }
         }
+    }
+
+    /**
+     * Completes {@code f}, the segment's entry in {@link #inFlight}, with its bytes. The cache is
+     * looked at again first: a fetch that ended between a caller's miss and its claim of the entry
+     * kept the segment, and must not cost a second GET.
+     */
+    private void load(Key key, Source src, Fetch f) {
         try {
-            byte[] bytes = src.bucket().getRange(src.key(), key.segment() * SEGMENT, (int) segmentLength(src, key.segment()));
-            store(key, bytes);
-            mine.complete(bytes);
-            return bytes;
+            byte[] bytes;
+            synchronized (this) {
+                Hot h = hot.get(key);
+                bytes = h == null ? null : h.bytes;
+            }
+            if (bytes == null) {
+                byte[] onDisk = new byte[(int) segmentLength(src, key.segment())];
+                bytes = readCached(key, 0, onDisk, 0, onDisk.length) ? onDisk : null;
+            }
+            if (bytes != null) {
+                f.bytes.complete(bytes);
+            } else {
+                bytes = src.bucket().getRange(src.key(), key.segment() * segment, (int) segmentLength(src, key.segment()));
+                Map.Entry<Key, Hot> unread = keepHot(key, bytes);
+                // Readers waiting for it go on while it is written to the cache disk.
+                f.bytes.complete(bytes);
+                if (secondFetch(key)) {
+                    store(key, bytes);
+                }
+                if (unread != null) {
+                    // Prefetched for a reader slower than the others (a container it takes a chunk
+                    // from now and then): kept on disk rather than asked of the bucket again.
+                    store(unread.getKey(), unread.getValue().bytes);
+                }
+            }
         } catch (IOException | RuntimeException e) {
-            mine.completeExceptionally(e);
-            throw e;
+            f.bytes.completeExceptionally(e);
         } finally {
-            inFlight.remove(key, mine);
+            inFlight.remove(key, f);
         }
     }
 
@@ -159,32 +259,70 @@ final class ReadCache implements AutoCloseable {
         }
     }
 
+    /**
+     * Queues fetches of the segments after {@code fromSegment}. Each queued segment is claimed in
+     * {@link #inFlight} at once, so the many reads of one segment queue its successors once, and a
+     * read that needs one before its turn waits for it instead of asking the bucket a second time.
+     */
     private void prefetch(String unit, int container, Source src, long fromSegment) {
-        if (budget < (long) SEGMENT * PREFETCH_THREADS * 4) {
+        if (budget < (long) segment * PREFETCH_THREADS * 4) {
             return; // a cache this small would evict what it prefetched before it is read
         }
-        for (long seg = fromSegment; seg < fromSegment + PREFETCH_SEGMENTS && seg * SEGMENT < src.length(); seg++) {
+        for (long seg = fromSegment; seg < fromSegment + PREFETCH_SEGMENTS && seg * segment < src.length(); seg++) {
             Key key = new Key(unit, container, seg);
             synchronized (this) {
-                if (lru.containsKey(key)) {
+                if (lru.containsKey(key) || hot.containsKey(key)) {
                     continue;
                 }
             }
-            if (inFlight.containsKey(key)) {
+            Fetch queued = new Fetch();
+            if (inFlight.putIfAbsent(key, queued) != null) {
                 continue;
             }
             try {
                 prefetcher.execute(() -> {
-                    try {
-                        fetch(key, src);
-                    } catch (IOException | RuntimeException e) {
-                        // Only a guess at what comes next: the read that needs it fetches it again.
+                    if (queued.claim()) {
+                        load(key, src, queued);
                     }
                 });
             } catch (RejectedExecutionException e) {
-                return; // closing
+                inFlight.remove(key, queued);
+                queued.bytes.completeExceptionally(new IOException("the store is closing"));
+                return;
             }
         }
+    }
+
+    /**
+     * Whether the bucket was asked for this segment before. Only such segments go to the cache
+     * disk: a restore reads most segments once, and writing each of them to disk cost as much CPU
+     * as the restore's own work, and would push out of the cache what is read again (a retried
+     * restore, a gprestore reading one file once per table) for what never is.
+     */
+    private synchronized boolean secondFetch(Key key) {
+        if (fetchedOnce.remove(key) != null) {
+            return true;
+        }
+        fetchedOnce.put(key, Boolean.TRUE);
+        long remembered = Math.max(1, budget / segment);
+        Iterator<Key> eldest = fetchedOnce.keySet().iterator();
+        while (fetchedOnce.size() > remembered) {
+            eldest.next();
+            eldest.remove();
+        }
+        return false;
+    }
+
+    /** Keeps the segment in memory; returns the one it pushed out if nothing was read from that one yet. */
+    private synchronized Map.Entry<Key, Hot> keepHot(Key key, byte[] bytes) {
+        hot.put(key, new Hot(bytes));
+        if (hot.size() <= HOT_SEGMENTS) {
+            return null;
+        }
+        Iterator<Map.Entry<Key, Hot>> eldest = hot.entrySet().iterator();
+        Map.Entry<Key, Hot> e = eldest.next();
+        eldest.remove();
+        return e.getValue().read ? null : Map.entry(e.getKey(), e.getValue());
     }
 
     private void store(Key key, byte[] bytes) {
@@ -193,7 +331,13 @@ final class ReadCache implements AutoCloseable {
         }
         Path temp = dir.resolve(key.fileName() + "." + tempSeq.incrementAndGet() + ".tmp");
         try {
-            Files.write(temp, bytes);
+            // One write, not Files.write's 8 KiB pieces.
+            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer buf = ByteBuffer.wrap(bytes);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+            }
             Files.move(temp, dir.resolve(key.fileName()), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             LOG.fine(() -> "read cache: cannot keep a segment: " + e.getMessage());
@@ -228,6 +372,8 @@ final class ReadCache implements AutoCloseable {
     void drop(String unit, int container) {
         List<Key> gone = new ArrayList<>();
         synchronized (this) {
+            hot.keySet().removeIf(k -> k.unit().equals(unit) && k.container() == container);
+            fetchedOnce.keySet().removeIf(k -> k.unit().equals(unit) && k.container() == container);
             Iterator<Map.Entry<Key, Integer>> it = lru.entrySet().iterator();
             while (it.hasNext()) {
                 Map.Entry<Key, Integer> e = it.next();
@@ -251,6 +397,11 @@ final class ReadCache implements AutoCloseable {
         }
     }
 
+    /** Segments being fetched or queued for a prefetch. */
+    int fetchesUnderWay() {
+        return inFlight.size();
+    }
+
     synchronized long cachedBytes() {
         return cachedBytes;
     }
@@ -266,5 +417,9 @@ final class ReadCache implements AutoCloseable {
     @Override
     public void close() {
         prefetcher.shutdownNow();
+        // Queued prefetches never run now: a read waiting for one must not wait forever.
+        for (Fetch f : inFlight.values()) {
+            f.bytes.completeExceptionally(new IOException("the store is closing"));
+        }
     }
 }
