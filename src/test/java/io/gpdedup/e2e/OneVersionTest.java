@@ -30,15 +30,24 @@ class OneVersionTest {
 
     @Test
     void everyExecutablePrintsTheBuildsVersionAndNothingOnStderr() throws Exception {
-        String commit = run(dir, "git", "-C", Dist.directory().getParent().toString(), "rev-parse", "--short=10", "HEAD").out().strip();
+        String repository = Dist.directory().getParent().toString();
+        String version = null;
         for (String name : EXECUTABLES) {
             Output o = run(dir, Dist.executable(name).toString(), "--version");
             assertEquals("", o.err(), name + " --version wrote on stderr");
             String[] words = o.out().strip().split(" ");
             assertEquals(List.of(name, "version"), List.of(words[0], words[1]), o.out());
-            assertTrue(words.length == 3 && words[2].endsWith("+" + commit) && words[2].matches("[0-9]+\\.[0-9]+\\.[0-9]+.*"),
-                    name + ": expected '<project version>+" + commit + "', got " + o.out());
+            assertTrue(words.length == 3 && words[2].matches("[0-9]+\\.[0-9]+\\.[0-9]+.*\\+[0-9a-f]{10}"),
+                    name + ": expected '<project version>+<commit>', got " + o.out());
+            if (version == null) {
+                version = words[2];
+            }
+            assertEquals(version, words[2], name + " prints another version than " + EXECUTABLES.get(0));
         }
+        // The commit the build names is this checkout's, or one it has since gone past (a commit made while the tests ran).
+        String commit = version.substring(version.lastIndexOf('+') + 1);
+        assertEquals(0, new ProcessBuilder("git", "-C", repository, "merge-base", "--is-ancestor", commit, "HEAD").start().waitFor(),
+                "the build's commit " + commit + " is not in this checkout's history");
     }
 
     @Test
