@@ -32,7 +32,7 @@ public final class StoreMain implements java.util.concurrent.Callable<Integer> {
         return new ServeCommand().call();
     }
 
-    /** This build's version, as the jar's manifest says. */
+    /** The build's version (project version plus commit), the one every executable prints. */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
