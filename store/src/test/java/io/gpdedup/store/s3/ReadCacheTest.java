@@ -164,5 +164,7 @@ class ReadCacheTest {
         } finally {
             readers.shutdownNow();
         }
+        // Readers get a segment before it is written to the cache disk: let those writes end before the disk is looked at.
+        awaitIdle(cache);
     }
 }
