@@ -1,8 +1,6 @@
 package io.gpdedup.bench.report;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.gpdedup.store.Terminal;
 import java.time.temporal.ChronoUnit;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -24,12 +22,12 @@ public final class Progress implements AutoCloseable {
 
     /** A bar counting {@code total} units of work (items, or bytes shown in MB with {@link #bytes}). */
     public static Progress start(String task, long total) {
-        return stderrIsTerminal() ? new Progress(builder(task, total).build()) : quiet();
+        return Terminal.stderrIsTerminal() ? new Progress(builder(task, total).build()) : quiet();
     }
 
     /** A bar counting bytes, shown in MB with the speed in MB/s. */
     public static Progress bytes(String task, long totalBytes) {
-        return stderrIsTerminal()
+        return Terminal.stderrIsTerminal()
                 ? new Progress(builder(task, totalBytes).setUnit(" MB", 1024 * 1024).showSpeed().setSpeedUnit(ChronoUnit.SECONDS).build())
                 : quiet();
     }
@@ -62,16 +60,6 @@ public final class Progress implements AutoCloseable {
     public void close() {
         if (bar != null) {
             bar.close();
-        }
-    }
-
-    /** Whether file descriptor 2 is a terminal (Linux: its /proc link names a tty); false where that cannot be told. */
-    static boolean stderrIsTerminal() {
-        try {
-            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
-            return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
-        } catch (IOException | UnsupportedOperationException | SecurityException e) {
-            return false;
         }
     }
 

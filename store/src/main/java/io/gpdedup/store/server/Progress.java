@@ -1,9 +1,7 @@
 package io.gpdedup.store.server;
 
-import java.io.IOException;
+import io.gpdedup.store.Terminal;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +21,7 @@ final class Progress implements AutoCloseable {
     }
 
     static Progress onTerminal(String what) {
-        if (!stderrIsTerminal()) {
+        if (!Terminal.stderrIsTerminal()) {
             return new Progress(null, null);
         }
         PrintStream err = System.err;
@@ -36,16 +34,6 @@ final class Progress implements AutoCloseable {
         ticker.scheduleAtFixedRate(() -> err.print("\r" + what + ": running, " + (System.nanoTime() - start) / 1_000_000_000L + " s "),
                 1, 1, TimeUnit.SECONDS);
         return new Progress(ticker, err);
-    }
-
-    /** Whether descriptor 2 is a terminal device (Linux: /proc/self/fd/2 points into /dev/pts or is a /dev/tty). */
-    static boolean stderrIsTerminal() {
-        try {
-            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
-            return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
-        } catch (IOException | UnsupportedOperationException e) {
-            return false;
-        }
     }
 
     @Override
