@@ -3,10 +3,10 @@ package io.gpdedup.dedup;
 import io.gpdedup.plugin.api.BackupTimestamp;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.RemoteName;
+import io.gpdedup.store.client.BackupCopier;
+import io.gpdedup.store.client.ReplicationException;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
-import io.gpdedup.store.replication.BackupCopier;
-import io.gpdedup.store.replication.ReplicationException;
 
 /**
  * replicate_backup and delete_replica between the plugin's store and the remote one, from the

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.plugin.api.CommandDispatcher;
 import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.engine.UnitStats;
+import io.gpdedup.store.report.UnitStats;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

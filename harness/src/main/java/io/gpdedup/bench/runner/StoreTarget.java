@@ -1,10 +1,10 @@
 package io.gpdedup.bench.runner;
 
 import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.ClientTls;
 import io.gpdedup.store.client.StoreAuthException;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
-import io.gpdedup.store.tls.ClientTls;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

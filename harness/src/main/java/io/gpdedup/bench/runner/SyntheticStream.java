@@ -1,12 +1,12 @@
 package io.gpdedup.bench.runner;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.client.BackupSession;
 import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.engine.ChunkRef;
-import io.gpdedup.store.engine.Codec;
-import io.gpdedup.store.engine.Recipe;
-import io.gpdedup.store.engine.StoredChunk;
+import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ChunkUpload;
 import java.security.MessageDigest;
 import java.util.ArrayDeque;

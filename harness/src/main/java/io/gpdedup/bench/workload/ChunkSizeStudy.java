@@ -6,7 +6,7 @@ import com.github.luben.zstd.ZstdOutputStream;
 import io.gpdedup.dedup.chunk.ChunkStream;
 import io.gpdedup.dedup.chunk.Chunker;
 import io.gpdedup.dedup.chunk.ChunkerParams;
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.Fingerprint;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

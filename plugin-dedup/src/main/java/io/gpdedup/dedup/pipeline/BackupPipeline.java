@@ -2,11 +2,11 @@ package io.gpdedup.dedup.pipeline;
 
 import io.gpdedup.dedup.chunk.ChunkStream;
 import io.gpdedup.dedup.chunk.Chunker;
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.client.BackupSession;
 import io.gpdedup.store.codec.EncodedChunk;
-import io.gpdedup.store.engine.ChunkRef;
-import io.gpdedup.store.engine.Recipe;
 import io.gpdedup.store.protocol.ChunkUpload;
 import java.io.IOException;
 import java.io.InputStream;

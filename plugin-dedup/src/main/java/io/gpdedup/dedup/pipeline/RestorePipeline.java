@@ -2,12 +2,13 @@ package io.gpdedup.dedup.pipeline;
 
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.PluginException;
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.codec.ChunkCodec;
-import io.gpdedup.store.engine.ChunkRef;
-import io.gpdedup.store.engine.Recipe;
-import io.gpdedup.store.engine.StoredChunk;
+import io.gpdedup.store.codec.CorruptChunkException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.security.MessageDigest;
@@ -190,7 +191,12 @@ public final class RestorePipeline {
             if (s.rawLength() != ref.length()) {
                 throw new PluginException("chunk " + ref.fingerprint() + " has " + s.rawLength() + " bytes in the store, the recipe says " + ref.length());
             }
-            byte[] bytes = ChunkCodec.decode(s.codec(), s.rawLength(), s.payload());
+            byte[] bytes;
+            try {
+                bytes = ChunkCodec.decode(s.codec(), s.rawLength(), s.payload());
+            } catch (CorruptChunkException e) {
+                throw new PluginException("chunk " + ref.fingerprint() + " is damaged in the store (" + e.getMessage() + "): restore stopped");
+            }
             md.update(bytes);
             if (!MessageDigest.isEqual(md.digest(), ref.fingerprint().toBytes())) {
                 throw new PluginException("chunk " + ref.fingerprint() + " is damaged in the store (its SHA-256 does not match): restore stopped");

@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.gpdedup.dedup.chunk.ChunkerParams;
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.codec.ChunkCodec;
-import io.gpdedup.store.engine.ChunkRef;
-import io.gpdedup.store.engine.Codec;
-import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.store.server.StoreConfig;
 import io.gpdedup.store.server.StoreService;

@@ -9,7 +9,7 @@ import io.gpdedup.dedup.DedupPlugin;
 import io.gpdedup.plugin.api.CommandDispatcher;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.engine.VerifyReport;
+import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.store.server.StoreConfig;
 import io.gpdedup.store.server.StoreService;

@@ -1,9 +1,9 @@
 package io.gpdedup.store.appliance;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.engine.BackupLease;
-import io.gpdedup.store.engine.Codec;
-import io.gpdedup.store.engine.Recipe;
 import java.util.concurrent.CompletableFuture;
 
 /**

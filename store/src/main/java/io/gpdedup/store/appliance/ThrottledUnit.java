@@ -1,14 +1,14 @@
 package io.gpdedup.store.appliance;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.engine.BackupLease;
-import io.gpdedup.store.engine.GcReport;
-import io.gpdedup.store.engine.ObjectInfo;
-import io.gpdedup.store.engine.Recipe;
 import io.gpdedup.store.engine.StorageUnit;
-import io.gpdedup.store.engine.StoredChunk;
-import io.gpdedup.store.engine.UnitStats;
-import io.gpdedup.store.engine.VerifyReport;
+import io.gpdedup.store.report.GcReport;
+import io.gpdedup.store.report.UnitStats;
+import io.gpdedup.store.report.VerifyReport;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -1,6 +1,8 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.codec.Codec;
 import java.util.concurrent.CompletableFuture;
 
 /**

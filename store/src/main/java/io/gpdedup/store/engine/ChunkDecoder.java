@@ -1,7 +1,9 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.codec.ChunkCodec;
+import io.gpdedup.store.codec.Codec;
+import io.gpdedup.store.codec.CorruptChunkException;
 import java.security.MessageDigest;
 
 /**
@@ -15,7 +17,12 @@ final class ChunkDecoder {
 
     /** Decodes and checks length and SHA-256; throws StoreException naming the fingerprint on any mismatch. */
     static byte[] decodeAndCheck(Fingerprint fingerprint, Codec codec, int rawLength, byte[] payload) {
-        byte[] raw = ChunkCodec.decode(codec, rawLength, payload, payload.length);
+        byte[] raw;
+        try {
+            raw = ChunkCodec.decode(codec, rawLength, payload, payload.length);
+        } catch (CorruptChunkException e) {
+            throw new StoreException(e.getMessage());
+        }
         MessageDigest md = Fingerprint.newDigest();
         md.update(raw);
         if (!MessageDigest.isEqual(md.digest(), fingerprint.toBytes())) {

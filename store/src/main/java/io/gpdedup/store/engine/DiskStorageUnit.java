@@ -1,6 +1,11 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.container.CapacityExceededException;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.CorruptRecordException;
@@ -9,6 +14,9 @@ import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.recipe.CorruptRecipeException;
 import io.gpdedup.store.recipe.ObjectName;
 import io.gpdedup.store.recipe.RecipeCatalog;
+import io.gpdedup.store.report.GcReport;
+import io.gpdedup.store.report.UnitStats;
+import io.gpdedup.store.report.VerifyReport;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;

@@ -1,6 +1,12 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.store.report.GcReport;
+import io.gpdedup.store.report.UnitStats;
+import io.gpdedup.store.report.VerifyReport;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

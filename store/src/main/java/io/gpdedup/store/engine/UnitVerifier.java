@@ -1,12 +1,17 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.codec.ChunkCodec;
+import io.gpdedup.store.codec.Codec;
+import io.gpdedup.store.codec.CorruptChunkException;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.recipe.CorruptRecipeException;
 import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.recipe.RecipeFile;
+import io.gpdedup.store.report.VerifyReport;
 import java.io.IOException;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -124,7 +129,7 @@ final class UnitVerifier {
             try {
                 ChunkRecord r = unit.readRecord(fp);
                 raw = ChunkCodec.decode(Codec.ofId(r.codecId()), r.rawLength(), r.payload(), r.payload().length);
-            } catch (StoreException | IllegalArgumentException ex) {
+            } catch (StoreException | CorruptChunkException | IllegalArgumentException ex) {
                 return "chunk " + i + " (" + fp + "): " + ex.getMessage();
             }
             if (raw.length != ref.length()) {

@@ -1,6 +1,6 @@
 package io.gpdedup.store.index;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.container.FileSync;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;

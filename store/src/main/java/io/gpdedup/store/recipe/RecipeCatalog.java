@@ -1,6 +1,6 @@
 package io.gpdedup.store.recipe;
 
-import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.chunk.Recipe;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

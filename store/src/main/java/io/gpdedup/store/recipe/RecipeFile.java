@@ -1,8 +1,8 @@
 package io.gpdedup.store.recipe;
 
-import io.gpdedup.store.Fingerprint;
-import io.gpdedup.store.engine.ChunkRef;
-import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

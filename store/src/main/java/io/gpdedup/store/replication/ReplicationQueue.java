@@ -1,5 +1,6 @@
 package io.gpdedup.store.replication;
 
+import io.gpdedup.store.client.BackupCopier;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.StoreException;
 import io.gpdedup.store.protocol.ReplicaTarget;

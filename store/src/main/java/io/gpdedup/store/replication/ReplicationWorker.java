@@ -1,9 +1,19 @@
 package io.gpdedup.store.replication;
 
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.store.client.BackupCopier;
 import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.ReplicationException;
 import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.protocol.ReplicaTarget;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -54,7 +64,7 @@ final class ReplicationWorker {
                 queue.stopped(job);
                 return;
             }
-            BackupCopier copier = new BackupCopier(BackupCopier.source(engine.unit(job.unit)), client);
+            BackupCopier copier = new BackupCopier(unitSource(engine.unit(job.unit)), client);
             BackupCopier.Result r = copier.copy(job.source, t.prefix(), (chunks, bytes) -> queue.sent(job, chunks, bytes));
             queue.done(job, r);
             LOG.log(System.Logger.Level.INFO, job + " done: " + r.objects() + " objects (" + r.unchanged() + " already there), "
@@ -93,5 +103,25 @@ final class ReplicationWorker {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** The backup's objects read straight out of a storage unit of this store. */
+    private static BackupCopier.Source unitSource(StorageUnit unit) {
+        return new BackupCopier.Source() {
+            @Override
+            public List<ObjectInfo> list(String prefix) {
+                return unit.list(prefix);
+            }
+
+            @Override
+            public Optional<Recipe> recipe(String objectName) {
+                return unit.recipe(objectName);
+            }
+
+            @Override
+            public List<StoredChunk> chunks(Fingerprint[] fingerprints) {
+                return Arrays.stream(fingerprints).map(unit::read).toList();
+            }
+        };
     }
 }

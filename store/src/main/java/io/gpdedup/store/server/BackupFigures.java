@@ -1,12 +1,12 @@
 package io.gpdedup.store.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.engine.ChunkRef;
-import io.gpdedup.store.engine.ObjectInfo;
-import io.gpdedup.store.engine.Recipe;
-import io.gpdedup.store.engine.StoredChunk;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;

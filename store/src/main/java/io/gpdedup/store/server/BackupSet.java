@@ -1,6 +1,6 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.engine.ObjectInfo;
+import io.gpdedup.store.chunk.ObjectInfo;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

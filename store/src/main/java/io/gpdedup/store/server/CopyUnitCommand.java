@@ -1,15 +1,15 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.engine.BackupLease;
-import io.gpdedup.store.engine.ChunkRef;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
-import io.gpdedup.store.engine.ObjectInfo;
-import io.gpdedup.store.engine.Recipe;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.StoreException;
-import io.gpdedup.store.engine.StoredChunk;
 import io.gpdedup.store.s3.S3Backend;
 import java.nio.file.Path;
 import java.util.ArrayList;

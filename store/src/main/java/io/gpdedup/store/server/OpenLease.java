@@ -1,7 +1,7 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.engine.BackupLease;
-import io.gpdedup.store.engine.ChunkRef;
 import java.util.ArrayList;
 import java.util.List;
 

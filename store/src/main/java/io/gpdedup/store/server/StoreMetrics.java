@@ -1,10 +1,10 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.BuildVersion;
-import io.gpdedup.store.engine.GcReport;
 import io.gpdedup.store.engine.StorageUnit;
-import io.gpdedup.store.engine.UnitStats;
 import io.gpdedup.store.protocol.MessageType;
+import io.gpdedup.store.report.GcReport;
+import io.gpdedup.store.report.UnitStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;

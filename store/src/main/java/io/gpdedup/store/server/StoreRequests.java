@@ -1,10 +1,9 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.Fingerprint;
-import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.engine.StoreException;
-import io.gpdedup.store.engine.StoredChunk;
-import io.gpdedup.store.engine.VerifyReport;
 import io.gpdedup.store.protocol.Batches;
 import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.protocol.ErrorCode;
@@ -13,6 +12,7 @@ import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.replication.ReplicationQueue;
+import io.gpdedup.store.report.VerifyReport;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;

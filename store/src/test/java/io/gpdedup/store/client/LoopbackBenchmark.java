@@ -1,11 +1,11 @@
 package io.gpdedup.store.client;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.engine.BackupLease;
-import io.gpdedup.store.engine.ChunkRef;
-import io.gpdedup.store.engine.Codec;
 import io.gpdedup.store.engine.DiskStoreEngine;
-import io.gpdedup.store.engine.Recipe;
 import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.server.StoreFixture;
 import java.nio.file.Files;

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.Fingerprint;
-import io.gpdedup.store.engine.Codec;
-import io.gpdedup.store.engine.GcReport;
-import io.gpdedup.store.engine.StoredChunk;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ChunkUpload;
+import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.server.StoreFixture;
 import io.gpdedup.testsupport.FaultyRelay;
 import java.io.ByteArrayOutputStream;

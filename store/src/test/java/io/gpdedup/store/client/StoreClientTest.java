@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.Fingerprint;
-import io.gpdedup.store.engine.Codec;
-import io.gpdedup.store.engine.ObjectInfo;
-import io.gpdedup.store.engine.Recipe;
-import io.gpdedup.store.engine.UnitStats;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.store.report.UnitStats;
 import io.gpdedup.store.server.StoreFixture;
 import java.net.ServerSocket;
 import java.nio.file.Path;

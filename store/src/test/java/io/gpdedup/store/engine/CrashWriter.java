@@ -1,5 +1,6 @@
 package io.gpdedup.store.engine;
 
+import io.gpdedup.store.codec.Codec;
 import java.nio.file.Path;
 import java.util.Random;
 

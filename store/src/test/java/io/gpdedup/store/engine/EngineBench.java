@@ -1,6 +1,9 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.codec.Codec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

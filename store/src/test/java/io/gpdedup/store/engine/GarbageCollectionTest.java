@@ -6,7 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.codec.Codec;
+import io.gpdedup.store.report.GcReport;
+import io.gpdedup.store.report.UnitStats;
+import io.gpdedup.store.report.VerifyReport;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,8 +1,12 @@
 package io.gpdedup.store.engine;
 
 import com.github.luben.zstd.Zstd;
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.codec.ChunkCodec;
+import io.gpdedup.store.codec.Codec;
 import java.io.ByteArrayOutputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;

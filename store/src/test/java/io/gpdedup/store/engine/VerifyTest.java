@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.recipe.ObjectName;
+import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.testsupport.Damage;
 import java.io.IOException;
 import java.nio.file.Files;

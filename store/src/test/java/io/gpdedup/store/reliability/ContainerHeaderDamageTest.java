@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.container.Container;
-import io.gpdedup.store.engine.VerifyReport;
+import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.store.server.StoreFixture;
 import io.gpdedup.testsupport.Damage;
 import java.io.IOException;

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreServerException;
-import io.gpdedup.store.engine.ObjectInfo;
-import io.gpdedup.store.engine.VerifyReport;
 import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.store.server.ConfigLoader;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.store.server.StoreConfig;

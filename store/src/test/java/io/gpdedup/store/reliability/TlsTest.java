@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.ClientTls;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
 import io.gpdedup.store.client.StoreConnectException;
 import io.gpdedup.store.client.StoreServerException;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.server.StoreFixture;
-import io.gpdedup.store.tls.ClientTls;
 import io.gpdedup.store.tls.SelfSignedCertificate;
 import io.gpdedup.store.tls.TlsSettings;
 import java.io.IOException;

@@ -3,12 +3,12 @@ package io.gpdedup.store.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.Fingerprint;
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.client.BackupSession;
 import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.engine.ChunkRef;
-import io.gpdedup.store.engine.Codec;
-import io.gpdedup.store.engine.Recipe;
+import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ChunkUpload;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,0 +1,381 @@
+package io.gpdedup.store.client;
+
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.protocol.Batches;
+import io.gpdedup.store.protocol.ChunkUpload;
+import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.protocol.ProtocolVersions;
+import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.store.protocol.Request;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+
+/**
+ * One object being written (a lease on the server). Requests may be pipelined: the server carries
+ * out a session's requests in the order they were sent, so {@code put} then {@code commit} need no
+ * wait in between; {@code commit} completes only once the object is durable. Chunks reported
+ * present by {@link #missing} stay protected from garbage collection until the session ends.
+ * Closing without a commit abandons the object: nothing becomes visible.
+ *
+ * <p>{@link #store} writes a stream that outlives a broken connection and a restarted store (with
+ * the client's reconnect timeout): a batch counts as stored only once the store has it on disk
+ * (SYNC, protocol version 3), so its caller keeps its bytes until then; when the connection breaks,
+ * the session opens a new lease on a new connection, asks about every chunk of the batches stored
+ * so far (which pins them again) and stores the unfinished batches again (docs/protocol.md
+ * section 3.5). {@link #commit} then also survives a lost answer.
+ *
+ * <p>Calls from several threads are safe, but their order is then whatever order they reach the
+ * socket in.
+ */
+public final class BackupSession implements AutoCloseable {
+    private static final byte[] NO_HASH = new byte[Fingerprint.LENGTH];
+
+    /** A lease and the connection it is valid on. */
+    record Lease(Connection connection, long id) {
+    }
+
+    private final StoreClient client;
+    private final Object lock = new Object();
+    private Lease lease; // guarded by lock; null while a new one is being opened
+    private CompletableFuture<Lease> renewal; // guarded by lock
+    private StoreClientException failure; // guarded by lock: the session cannot go on
+    /** The fingerprints of the batches {@link #store} completed: the callers' arrays, not copies. */
+    private final List<Fingerprint[]> stored = new ArrayList<>(); // guarded by lock
+    private int leases = 1; // guarded by lock
+    private final LongAdder triedAgain = new LongAdder();
+    private volatile boolean ended;
+
+    BackupSession(StoreClient client, Lease lease) {
+        this.client = client;
+        this.lease = lease;
+    }
+
+    static CompletableFuture<Lease> begin(Connection c) {
+        return c.send(new Request.BeginBackup(), ReplyCollector.single("BEGIN_BACKUP", Reply.LeaseGranted.class, Reply.LeaseGranted::lease))
+                .thenApply(id -> new Lease(c, id));
+    }
+
+    /** The id of the current lease (a new one after the connection was replaced); -1 while it is being replaced. */
+    public long leaseId() {
+        synchronized (lock) {
+            return lease == null ? -1 : lease.id();
+        }
+    }
+
+    /** Leases this session has used: 1, plus one for each time its connection was replaced. */
+    public int leases() {
+        synchronized (lock) {
+            return leases;
+        }
+    }
+
+    /** Batches, commits and other steps done again on a new lease after the connection was lost. */
+    public long triedAgain() {
+        return triedAgain.sum();
+    }
+
+    /** For each fingerprint, whether the store lacks it (and so it must be put). */
+    public CompletableFuture<boolean[]> missing(Fingerprint[] fingerprints) {
+        checkOpen();
+        return now().thenCompose(l -> missingOn(l, fingerprints));
+    }
+
+    /**
+     * Uploads chunks, split into as many PUT_CHUNKS requests as the server's frame and batch limits
+     * need. The payload arrays are sent as they are: do not change them until the future completes.
+     *
+     * @throws IllegalArgumentException if one chunk alone is larger than a frame
+     */
+    public CompletableFuture<Void> put(List<ChunkUpload> chunks) {
+        checkOpen();
+        Lease l;
+        synchronized (lock) {
+            l = lease;
+        }
+        if (l == null) {
+            return now().thenCompose(next -> putOn(next, chunks));
+        }
+        return putOn(l, chunks);
+    }
+
+    /**
+     * Stores one batch: asks which of {@code fingerprints} the store lacks, has {@code uploadsFor}
+     * encode exactly those (it gets the answer: true = missing), puts them, and completes once the
+     * store holds every chunk of the batch on disk. If the connection breaks first, it does all of
+     * that again on a new lease, calling {@code uploadsFor} again: keep the batch's bytes until the
+     * future completes. The session keeps {@code fingerprints} (not a copy) to ask about them again
+     * on a later lease: do not change the array.
+     */
+    public CompletableFuture<Void> store(Fingerprint[] fingerprints, Function<boolean[], CompletableFuture<List<ChunkUpload>>> uploadsFor) {
+        checkOpen();
+        return retrying(l -> missingOn(l, fingerprints).thenCompose(uploadsFor).thenCompose(up -> putOn(l, up))
+                .thenCompose(v -> durableOn(l)).thenRun(() -> confirm(l, fingerprints)));
+    }
+
+    /**
+     * Makes the object visible under {@code objectName} with this recipe; completes once the
+     * server has made it durable. Ends the session whatever the outcome. A long recipe travels in
+     * several frames. When the connection breaks before the answer, the commit is made again on a
+     * new lease unless the store already holds the object as this recipe says.
+     */
+    public CompletableFuture<Void> commit(String objectName, Recipe recipe) {
+        checkOpen();
+        ended = true;
+        AtomicBoolean sent = new AtomicBoolean();
+        return retrying(l -> {
+            if (!sent.getAndSet(true)) {
+                return commitOn(l, objectName, recipe);
+            }
+            // The answer to the earlier commit was lost, not necessarily the commit.
+            return StoreClient.recipeOn(l.connection(), objectName).thenCompose(found -> sameRecipe(found, recipe)
+                    ? CompletableFuture.<Void>completedFuture(null) : commitOn(l, objectName, recipe));
+        });
+    }
+
+    /** Abandons the object: nothing it wrote becomes visible. Ends the session. */
+    public CompletableFuture<Void> abort() {
+        if (ended) {
+            return CompletableFuture.completedFuture(null);
+        }
+        ended = true;
+        Lease l;
+        synchronized (lock) {
+            l = lease;
+        }
+        if (l == null) {
+            // Being replaced: the server aborts the leases of lost connections by itself.
+            return CompletableFuture.completedFuture(null);
+        }
+        return l.connection().send(new Request.Abort(l.id()), ok("ABORT"));
+    }
+
+    /** Aborts unless committed or aborted already; waits for the server's answer. */
+    @Override
+    public void close() {
+        Lease l;
+        synchronized (lock) {
+            l = lease;
+        }
+        if (!ended && l != null && l.connection().isOpen()) {
+            StoreClient.await(abort());
+        }
+        ended = true;
+    }
+
+    private CompletableFuture<boolean[]> missingOn(Lease l, Fingerprint[] fingerprints) {
+        List<Fingerprint> all = Arrays.asList(fingerprints.clone());
+        if (all.isEmpty()) {
+            return CompletableFuture.completedFuture(new boolean[0]);
+        }
+        List<CompletableFuture<boolean[]>> parts = new ArrayList<>();
+        int maxBatch = l.connection().maxBatch();
+        for (int from = 0; from < all.size(); from += maxBatch) {
+            List<Fingerprint> batch = all.subList(from, Math.min(all.size(), from + maxBatch));
+            int expected = batch.size();
+            parts.add(l.connection().send(new Request.Missing(l.id(), batch), ReplyCollector.single("MISSING", Reply.MissingBitmap.class, r -> {
+                if (r.missing().length != expected) {
+                    throw new StoreClientException("asked about " + expected + " fingerprints, got " + r.missing().length + " answers");
+                }
+                return r.missing();
+            })));
+        }
+        if (parts.size() == 1) {
+            return parts.get(0);
+        }
+        return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+            boolean[] missing = new boolean[all.size()];
+            int at = 0;
+            for (CompletableFuture<boolean[]> p : parts) {
+                boolean[] b = p.join();
+                System.arraycopy(b, 0, missing, at, b.length);
+                at += b.length;
+            }
+            return missing;
+        });
+    }
+
+    private static CompletableFuture<Void> putOn(Lease l, List<ChunkUpload> chunks) {
+        if (chunks.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Connection c = l.connection();
+        int fixed = FrameCodec.frameLength(Frame.of(0, new Request.PutChunks(l.id(), List.of())));
+        List<List<ChunkUpload>> batches = Batches.split(chunks, FrameCodec::uploadSize, fixed, c.maxFrame(), c.maxBatch());
+        List<CompletableFuture<Void>> sent = new ArrayList<>(batches.size());
+        for (List<ChunkUpload> batch : batches) {
+            sent.add(c.send(new Request.PutChunks(l.id(), batch), ok("PUT_CHUNKS")));
+        }
+        return sent.size() == 1 ? sent.get(0) : CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
+    }
+
+    /**
+     * Completes once what the lease put or was told is present is on disk. Sent after those answers
+     * came, so SYNC, which runs at once, covers them. Before protocol version 3 there is no such
+     * promise before the commit: a batch then counts as stored once put.
+     */
+    private static CompletableFuture<Void> durableOn(Lease l) {
+        if (l.connection().version() < ProtocolVersions.V3) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return l.connection().send(new Request.Sync(), ok("SYNC"));
+    }
+
+    private void confirm(Lease l, Fingerprint[] fingerprints) {
+        synchronized (lock) {
+            if (lease != l) {
+                // The lease was replaced meanwhile and asked only about what was stored before: once more on the new one.
+                throw new StoreConnectionLostException("the backup lease was replaced while a batch was being stored");
+            }
+            stored.add(fingerprints);
+        }
+    }
+
+    private static CompletableFuture<Void> commitOn(Lease l, String objectName, Recipe recipe) {
+        Connection c = l.connection();
+        int commitFixed = FrameCodec.frameLength(Frame.of(0, new Request.Commit(l.id(), objectName, 0, NO_HASH, List.of())));
+        int appendFixed = FrameCodec.frameLength(Frame.of(0, new Request.AppendRecipe(l.id(), List.of())));
+        int perFrame = (c.maxFrame() - Math.max(commitFixed, appendFixed)) / FrameCodec.REF_SIZE;
+        if (perFrame < 1) {
+            throw new IllegalArgumentException("object name too long for the server's max frame length " + c.maxFrame());
+        }
+        List<ChunkRef> refs = recipe.chunks();
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        int from = 0;
+        while (refs.size() - from > perFrame) {
+            sent.add(c.send(new Request.AppendRecipe(l.id(), refs.subList(from, from + perFrame)), ok("APPEND_RECIPE")));
+            from += perFrame;
+        }
+        sent.add(c.send(new Request.Commit(l.id(), objectName, recipe.totalLength(), recipe.streamSha256(),
+                refs.subList(from, refs.size())), ok("COMMIT " + objectName)));
+        return sent.size() == 1 ? sent.get(0) : CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
+    }
+
+    private static boolean sameRecipe(Optional<Recipe> found, Recipe recipe) {
+        return found.isPresent() && found.get().totalLength() == recipe.totalLength()
+                && Arrays.equals(found.get().streamSha256(), recipe.streamSha256()) && found.get().chunks().equals(recipe.chunks());
+    }
+
+    /** Runs {@code attempt} on the current lease and, while the client may retry, again on each new one. */
+    private <T> CompletableFuture<T> retrying(Function<Lease, CompletableFuture<T>> attempt) {
+        return now().thenCompose(l -> attemptOn(l, attempt, 0));
+    }
+
+    private <T> CompletableFuture<T> attemptOn(Lease l, Function<Lease, CompletableFuture<T>> attempt, long firstFailure) {
+        CompletableFuture<T> tried;
+        try {
+            tried = attempt.apply(l);
+        } catch (RuntimeException e) {
+            tried = CompletableFuture.failedFuture(e);
+        }
+        return tried.handle((v, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable cause = StoreClient.unwrap(e);
+            long first = firstFailure == 0 ? System.nanoTime() : firstFailure;
+            if (!client.mayRetry(cause, first)) {
+                return CompletableFuture.<T>failedFuture(cause);
+            }
+            triedAgain.increment();
+            return renew(l, cause, first).thenCompose(next -> attemptOn(next, attempt, first));
+        }).thenCompose(f -> f);
+    }
+
+    /** The current lease, or the one being opened. */
+    private CompletableFuture<Lease> now() {
+        synchronized (lock) {
+            if (failure != null) {
+                return CompletableFuture.failedFuture(failure);
+            }
+            return lease != null ? CompletableFuture.completedFuture(lease) : renewal;
+        }
+    }
+
+    /**
+     * The lease that replaces {@code broken}: the current one if that is another, else a new one on
+     * a new connection that has been asked about every chunk stored so far. Shared by every request
+     * that failed with {@code broken}.
+     */
+    private CompletableFuture<Lease> renew(Lease broken, Throwable why, long firstFailure) {
+        synchronized (lock) {
+            if (failure != null) {
+                return CompletableFuture.failedFuture(failure);
+            }
+            if (lease != null && lease != broken) {
+                return CompletableFuture.completedFuture(lease);
+            }
+            if (renewal == null) {
+                lease = null;
+                CompletableFuture<Lease> next = client.reconnect(broken.connection(), why)
+                        .thenCompose(c -> client.call(this::reopen, c, firstFailure))
+                        .handle(this::renewed);
+                renewal = next.isDone() ? null : next;
+                return next;
+            }
+            return renewal;
+        }
+    }
+
+    private Lease renewed(Lease next, Throwable e) {
+        synchronized (lock) {
+            renewal = null;
+            if (e == null) {
+                lease = next;
+                leases++;
+                return next;
+            }
+            RuntimeException cause = StoreClient.rethrowable(e);
+            failure = cause instanceof StoreClientException c ? c : new StoreClientException(String.valueOf(cause.getMessage()), cause);
+            throw new CompletionException(failure);
+        }
+    }
+
+    /**
+     * A new lease on {@code c}, asked about every chunk of the batches stored so far: present, they
+     * are pinned again; missing, the store lost what it had confirmed (or a collection removed it
+     * while no lease held it), and the stream cannot be completed.
+     */
+    private CompletableFuture<Lease> reopen(Connection c) {
+        return begin(c).thenCompose(next -> {
+            List<Fingerprint> all = new ArrayList<>();
+            synchronized (lock) {
+                stored.forEach(batch -> all.addAll(Arrays.asList(batch)));
+            }
+            return missingOn(next, all.toArray(new Fingerprint[0])).thenApply(missing -> {
+                int lost = 0;
+                Fingerprint first = null;
+                for (int i = 0; i < missing.length; i++) {
+                    if (missing[i]) {
+                        first = first == null ? all.get(i) : first;
+                        lost++;
+                    }
+                }
+                if (lost > 0) {
+                    throw new StoreClientException("gpdedup-store at " + c.peer() + " no longer holds " + lost + " chunks (" + first
+                            + (lost > 1 ? ", ..." : "") + ") that it had stored for this backup before the connection was lost");
+                }
+                return next;
+            });
+        });
+    }
+
+    private void checkOpen() {
+        if (ended) {
+            throw new IllegalStateException("backup session has ended (committed or aborted)");
+        }
+    }
+
+    private static ReplyCollector<Void> ok(String what) {
+        return ReplyCollector.single(what, Reply.Ok.class, r -> null);
+    }
+}

@@ -1,0 +1,62 @@
+package io.gpdedup.store.protocol;
+
+import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/** Writes the primitive types of docs/protocol.md section 1 into a buffer sized beforehand. */
+final class WireWriter {
+    private final ByteBuffer buf;
+
+    WireWriter(ByteBuffer buf) {
+        this.buf = buf;
+    }
+
+    void u8(int v) {
+        buf.put((byte) v);
+    }
+
+    void u16(int v) {
+        buf.putShort((short) v);
+    }
+
+    void u32(int v) {
+        buf.putInt(v);
+    }
+
+    void u64(long v) {
+        buf.putLong(v);
+    }
+
+    void bytes(byte[] b) {
+        buf.put(b);
+    }
+
+    void str(String s) {
+        byte[] b = utf8(s);
+        buf.putShort((short) b.length);
+        buf.put(b);
+    }
+
+    void fingerprint(Fingerprint fp) {
+        buf.put(fp.toBytes());
+    }
+
+    void ref(ChunkRef ref) {
+        fingerprint(ref.fingerprint());
+        buf.putInt(ref.length());
+    }
+
+    static byte[] utf8(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        if (b.length > 0xffff) {
+            throw new IllegalArgumentException("a string on the wire is at most 65535 bytes of UTF-8, this one is " + b.length);
+        }
+        return b;
+    }
+
+    static int strSize(String s) {
+        return 2 + utf8(s).length;
+    }
+}

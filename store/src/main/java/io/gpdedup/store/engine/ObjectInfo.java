@@ -1,5 +1,0 @@
-package io.gpdedup.store.engine;
-
-/** A committed object: its name ({@code <directory>/backups/<date>/<timestamp>/<file>} within the unit), length and commit time. */
-public record ObjectInfo(String name, long length, long committedAtMillis) {
-}
