@@ -1,10 +1,10 @@
 package io.gpdedup.bench.model;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.model.Published.Mode;
 import io.gpdedup.bench.model.Published.Scenario;
 import io.gpdedup.bench.model.Published.Target;
 import io.gpdedup.bench.model.TableMix.Table;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import java.util.List;
 import java.util.PriorityQueue;
 

@@ -1,8 +1,8 @@
 package io.gpdedup.bench.model;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.model.Published.Run;
 import io.gpdedup.bench.report.ResultTable;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.gpdedup.bench.model;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.report.Charts;
 import io.gpdedup.bench.report.Progress;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,7 +70,7 @@ public final class ModelCommand implements Callable<Integer> {
                 }
                 return whatIf.run(file, profile, segmentsPerHost, out, System.out);
             }
-        } catch (IllegalArgumentException | ApplianceProfile.ProfileException e) {
+        } catch (IllegalArgumentException e) {
             System.err.println("model: " + e.getMessage());
             return 2;
         }

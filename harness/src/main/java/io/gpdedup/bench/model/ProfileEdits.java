@@ -1,6 +1,6 @@
 package io.gpdedup.bench.model;
 
-import io.gpdedup.store.appliance.ApplianceProfile;
+import io.gpdedup.appliance.ApplianceProfile;
 import java.time.Duration;
 
 /** An appliance profile with some of its values replaced and the rest as they were: fits and what-ifs. */

@@ -1,9 +1,9 @@
 package io.gpdedup.bench.model;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.model.Published.Run;
 import io.gpdedup.bench.model.StreamModel.Source;
 import io.gpdedup.bench.report.ResultTable;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

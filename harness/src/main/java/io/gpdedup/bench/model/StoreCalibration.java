@@ -1,7 +1,7 @@
 package io.gpdedup.bench.model;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.report.ResultTable;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -1,6 +1,6 @@
 package io.gpdedup.bench.model;
 
-import io.gpdedup.store.appliance.ApplianceProfile;
+import io.gpdedup.appliance.ApplianceProfile;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,11 +1,11 @@
 package io.gpdedup.bench.model;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.model.Published.Mode;
 import io.gpdedup.bench.model.Published.Scenario;
 import io.gpdedup.bench.model.Published.Tables;
 import io.gpdedup.bench.model.Published.Target;
 import io.gpdedup.bench.report.ResultTable;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.gpdedup.bench.model;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.report.Charts;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 /**
  * {@code gpdedup-bench model}: the seed's tables A to F at cluster scale from an
- * {@link io.gpdedup.store.appliance.ApplianceProfile}. {@link io.gpdedup.bench.model.StreamModel}
+ * {@link io.gpdedup.appliance.ApplianceProfile}. {@link io.gpdedup.bench.model.StreamModel}
  * is the fluid model of streams into the appliance (A to C), {@link io.gpdedup.bench.model.BackupModel}
  * the discrete-event model of gpbackup's and gprestore's data phase (D to F) over a
  * {@link io.gpdedup.bench.model.TableMix} on a {@link io.gpdedup.bench.model.Cluster};

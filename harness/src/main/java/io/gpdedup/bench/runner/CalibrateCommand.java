@@ -1,11 +1,11 @@
 package io.gpdedup.bench.runner;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.model.ReferenceSize;
 import io.gpdedup.bench.model.StoreCalibration;
 import io.gpdedup.bench.report.Progress;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import io.gpdedup.store.client.ClientSettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -32,7 +32,7 @@ final class Commands {
     static int runReportingUsageErrors(CommandSpec spec, java.util.concurrent.Callable<Integer> run) throws Exception {
         try {
             return run.call();
-        } catch (IllegalArgumentException | io.gpdedup.store.appliance.ApplianceProfile.ProfileException e) {
+        } catch (IllegalArgumentException e) {
             return usageError(spec, e);
         } catch (StoreTarget.Unusable e) {
             System.err.println(spec.qualifiedName() + ": " + e.getMessage());

@@ -1,6 +1,6 @@
 package io.gpdedup.bench.runner;
 
-import io.gpdedup.store.appliance.ApplianceProfile;
+import io.gpdedup.appliance.ApplianceProfile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;

@@ -1,6 +1,6 @@
 package io.gpdedup.bench.runner;
 
-import io.gpdedup.store.appliance.ApplianceProfile;
+import io.gpdedup.appliance.ApplianceProfile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

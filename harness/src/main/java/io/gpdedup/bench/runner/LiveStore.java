@@ -85,9 +85,6 @@ public final class LiveStore implements AutoCloseable {
                 "data-dir: " + workDir.resolve("data").toAbsolutePath(),
                 "engine-threads: " + ENGINE_THREADS,
                 "shutdown-grace-seconds: 10"));
-        if (profile != null) {
-            yaml.add("appliance-profile: " + profile.toAbsolutePath());
-        }
         yaml.addAll(extraConfig);
         yaml.add("units:");
         yaml.add("  " + UNIT + ":");
@@ -98,7 +95,7 @@ public final class LiveStore implements AutoCloseable {
         List<String> cmd = new ArrayList<>(storeCommand);
         cmd.addAll(List.of("serve", "--config", config.toString()));
         if (profile != null) {
-            cmd.addAll(List.of("--appliance-trace", trace.toString()));
+            cmd.addAll(List.of("--appliance-profile", profile.toAbsolutePath().toString(), "--appliance-trace", trace.toString()));
         }
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("HOME", home.toString());

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.model.Published.Run;
 import io.gpdedup.bench.model.Published.Target;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.gpdedup.bench.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.appliance.ApplianceProfile;
+import io.gpdedup.appliance.ApplianceProfile;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,9 +3,9 @@ package io.gpdedup.bench.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.BenchRun;
 import io.gpdedup.bench.report.RunFiles;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

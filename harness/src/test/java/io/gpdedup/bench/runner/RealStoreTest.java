@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.BenchRun;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.ClientTls;
 import io.gpdedup.store.client.StoreClient;

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
@@ -50,7 +50,6 @@ public final class ConfigLoader {
         @JsonProperty("engine-threads") Integer engineThreads;
         @JsonProperty("shutdown-grace-seconds") Integer shutdownGraceSeconds;
         @JsonProperty("units") Map<String, UnitFile> units;
-        @JsonProperty("appliance-profile") String applianceProfile;
         @JsonProperty("tls-cert") String tlsCert;
         @JsonProperty("tls-key") String tlsKey;
         @JsonProperty("tls-required") Boolean tlsRequired;
@@ -142,7 +141,6 @@ public final class ConfigLoader {
                     or(f.engineThreads, StoreConfig.DEFAULT_ENGINE_THREADS),
                     f.shutdownGraceSeconds == null ? StoreConfig.DEFAULT_SHUTDOWN_GRACE : Duration.ofSeconds(f.shutdownGraceSeconds),
                     units,
-                    f.applianceProfile == null ? null : StorePaths.resolve(f.applianceProfile, base),
                     tls(f, source, base),
                     or(f.unitCapacityBytes, 0L),
                     f.verifyOnPut == null ? PutVerification.SAMPLE : PutVerification.parse(f.verifyOnPut),

@@ -1,7 +1,5 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.appliance.ApplianceEngine;
-import io.gpdedup.store.appliance.ApplianceProfile;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.StoreException;
 import io.gpdedup.store.s3.S3Backend;
@@ -43,7 +41,7 @@ final class ServeCommand implements Callable<Integer> {
     Path logFile;
 
     @Option(names = "--appliance-profile", paramLabel = "FILE",
-            description = "serve through a simulated appliance with this profile (e.g. profiles/seed003.yaml), overrides the config")
+            description = "serve through a simulated appliance with this profile (e.g. profiles/seed003.yaml)")
     Path applianceProfile;
 
     @Option(names = "--appliance-trace", paramLabel = "FILE",
@@ -53,15 +51,16 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         StoreConfig cfg;
-        ApplianceProfile profile;
+        SimulatedAppliance.Profile profile = null;
         try {
             cfg = loadConfig();
-            profile = cfg.applianceProfile() == null ? null : ApplianceProfile.load(cfg.applianceProfile());
-            if (profile == null && applianceTrace != null) {
+            if (applianceProfile != null) {
+                profile = SimulatedAppliance.find().load(applianceProfile.toAbsolutePath(), applianceTrace);
+            } else if (applianceTrace != null) {
                 throw new IllegalArgumentException("--appliance-trace needs an appliance profile");
             }
             ServerLog.install(cfg.log());
-        } catch (ConfigLoader.ConfigException | ApplianceProfile.ProfileException | IllegalArgumentException | UncheckedIOException
+        } catch (ConfigLoader.ConfigException | IllegalArgumentException | IllegalStateException | UncheckedIOException
                 | IOException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 2;
@@ -129,11 +128,10 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** The engine behind the simulated appliance; closes the engine if that cannot be set up. */
-    private StoreEngine applianceEngine(StoreEngine engine, ApplianceProfile profile) throws IOException {
+    private StoreEngine applianceEngine(StoreEngine engine, SimulatedAppliance.Profile profile) throws IOException {
         try {
-            ApplianceEngine throttled = ApplianceEngine.wrap(engine, profile, applianceTrace);
-            LOG.log(System.Logger.Level.INFO, "serving through appliance profile " + profile.name() + " at scale " + profile.scale()
-                    + (applianceTrace == null ? "" : ", trace in " + applianceTrace));
+            StoreEngine throttled = profile.wrap(engine);
+            LOG.log(System.Logger.Level.INFO, "serving through " + profile.description());
             return throttled;
         } catch (IOException | RuntimeException e) {
             engine.close();
@@ -157,9 +155,6 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (metricsPort != null) {
             cfg = cfg.withMetricsPort(metricsPort);
-        }
-        if (applianceProfile != null) {
-            cfg = cfg.withApplianceProfile(applianceProfile.toAbsolutePath());
         }
         if (logFile != null) {
             cfg = cfg.withLog(cfg.log().withFile(logFile.toAbsolutePath()));

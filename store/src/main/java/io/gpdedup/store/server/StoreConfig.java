@@ -16,7 +16,6 @@ import java.util.Map;
  *
  * @param metricsPort the Prometheus endpoint's port; 0 picks a free one, -1 turns it off
  * @param units unit name to user name to password hash
- * @param applianceProfile the simulated appliance's profile file (docs/store.md), or null for none
  * @param tls TLS certificate, key and whether plain text is refused; null: plain TCP only
  * @param unitCapacityBytes most container bytes each storage unit may hold; 0 = unlimited
  * @param verifyOnPut which uploaded chunks the store decodes and re-hashes before keeping them
@@ -42,7 +41,6 @@ public record StoreConfig(
         int engineThreads,
         Duration shutdownGrace,
         Map<String, Map<String, PasswordHash>> units,
-        Path applianceProfile,
         TlsSettings tls,
         long unitCapacityBytes,
         PutVerification verifyOnPut,
@@ -112,73 +110,68 @@ public record StoreConfig(
 
     /** Without TLS and without a capacity limit. */
     public StoreConfig(String listenAddress, int port, Path dataDir, int metricsPort, int maxFrameBytes, int maxBatch,
-            Duration idleTimeout, int engineThreads, Duration shutdownGrace, Map<String, Map<String, PasswordHash>> units,
-            Path applianceProfile) {
+            Duration idleTimeout, int engineThreads, Duration shutdownGrace, Map<String, Map<String, PasswordHash>> units) {
         this(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units,
-                applianceProfile, null, 0, PutVerification.SAMPLE, ReplicationSettings.DEFAULT, ConnectionLimits.defaults(),
+                null, 0, PutVerification.SAMPLE, ReplicationSettings.DEFAULT, ConnectionLimits.defaults(),
                 EngineSettings.DEFAULT_DISK_RESERVE, DEFAULT_RECONNECT_GRACE, null, GcSchedule.DEFAULT, LogSettings.STDERR);
     }
 
     /** Defaults for everything but the data directory and the users. */
     public static StoreConfig defaults(Path dataDir, Map<String, Map<String, PasswordHash>> units) {
         return new StoreConfig(DEFAULT_LISTEN_ADDRESS, DEFAULT_PORT, dataDir, METRICS_OFF, FrameCodec.DEFAULT_MAX_FRAME,
-                DEFAULT_MAX_BATCH, DEFAULT_IDLE_TIMEOUT, DEFAULT_ENGINE_THREADS, DEFAULT_SHUTDOWN_GRACE, units, null);
+                DEFAULT_MAX_BATCH, DEFAULT_IDLE_TIMEOUT, DEFAULT_ENGINE_THREADS, DEFAULT_SHUTDOWN_GRACE, units);
     }
 
     public StoreConfig withPort(int newPort) {
-        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
+        return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
     public StoreConfig withDataDir(Path newDataDir) {
-        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
+        return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
     public StoreConfig withMetricsPort(int newMetricsPort) {
-        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
+        return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
     public StoreConfig withIdleTimeout(Duration newIdleTimeout) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, newIdleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
     public StoreConfig withLimits(int newMaxFrameBytes, int newMaxBatch) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
-    }
-
-    public StoreConfig withApplianceProfile(Path profile) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, profile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, newMaxFrameBytes, newMaxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
     public StoreConfig withTls(TlsSettings newTls) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, newTls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, newTls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
     public StoreConfig withUnitCapacity(long bytes) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, bytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, bytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
     public StoreConfig withConnectionLimits(ConnectionLimits limits) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, limits, diskReserveBytes, reconnectGrace, storage, gc, log);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, limits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
     public StoreConfig withDiskReserve(long bytes) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, bytes, reconnectGrace, storage, gc, log);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, bytes, reconnectGrace, storage, gc, log);
     }
 
     public StoreConfig withReconnectGrace(Duration grace) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, grace, storage, gc, log);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, grace, storage, gc, log);
     }
 
     public StoreConfig withReplication(ReplicationSettings newReplication) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, newReplication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, newReplication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
     public StoreConfig withGc(GcSchedule newGc) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, newGc, log);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, newGc, log);
     }
 
     public StoreConfig withLog(LogSettings newLog) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, newLog);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, newLog);
     }
 
     @Override
@@ -189,7 +182,6 @@ public record StoreConfig(
         return "StoreConfig[listen=" + listenAddress + ":" + port + ", data-dir=" + dataDir + ", metrics-port=" + metricsPort
                 + ", max-frame-bytes=" + maxFrameBytes + ", max-batch=" + maxBatch + ", idle-timeout=" + idleTimeout
                 + ", engine-threads=" + engineThreads + ", units=" + who.toString().trim()
-                + (applianceProfile == null ? "" : ", appliance-profile=" + applianceProfile)
                 + (tls == null ? "" : ", tls-cert=" + tls.certFile() + ", tls-required=" + tls.required())
                 + (unitCapacityBytes == 0 ? "" : ", unit-capacity-bytes=" + unitCapacityBytes)
                 + ", verify-on-put=" + verifyOnPut + ", replication-retry=" + replication.retryDelay() + ".." + replication.maxRetryDelay()
@@ -199,6 +191,6 @@ public record StoreConfig(
     }
 
     public StoreConfig withStorage(S3Settings s) {
-        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, applianceProfile, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, s, gc, log);
+        return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, s, gc, log);
     }
 }

@@ -111,6 +111,28 @@ class StoreMainProcessTest {
         }
     }
 
+    @Test
+    void anApplianceProfileWithoutTheSimulationInstalledIsRefusedInOneLine(@TempDir Path dir) throws Exception {
+        // The store's own classpath has no appliance module: serve must say so, open nothing and exit 2.
+        Path cfg = dir.resolve("store.yaml");
+        Files.writeString(cfg, "port: 0\ndata-dir: data\nunits: {u: {users: {a: '"
+                + PasswordHash.create("x".toCharArray(), 1000).encoded() + "'}}}\n");
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status;
+        try {
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            status = StoreMain.run("serve", "--config", cfg.toString(), "--appliance-profile", dir.resolve("p.yaml").toString());
+        } finally {
+            System.setErr(oldErr);
+        }
+        String said = err.toString(StandardCharsets.UTF_8);
+        assertEquals(2, status, said);
+        assertEquals("gpdedup-store: --appliance-profile needs the appliance simulation (appliance.jar), which is not installed with this store\n",
+                said);
+        assertTrue(Files.notExists(dir.resolve("data")), "nothing was created");
+    }
+
     /** Runs a subcommand in this JVM; returns its stdout, fails on a non-zero exit. */
     private static String runInProcess(String... args) {
         PrintStream old = System.out;

@@ -1,4 +1,4 @@
-package io.gpdedup.store.appliance;
+package io.gpdedup.appliance;
 
 /**
  * A resource that serves one request at a time, first come first served: the appliance's

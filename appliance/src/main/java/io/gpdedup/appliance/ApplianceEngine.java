@@ -1,4 +1,4 @@
-package io.gpdedup.store.appliance;
+package io.gpdedup.appliance;
 
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.StoreEngine;

@@ -1,4 +1,4 @@
-package io.gpdedup.store.appliance;
+package io.gpdedup.appliance;
 
 import io.gpdedup.store.engine.StoreException;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.gpdedup.store.appliance;
+package io.gpdedup.appliance;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonLocation;
@@ -188,7 +188,7 @@ public record ApplianceProfile(
     // ---- loading ----
 
     /** Thrown for a profile that cannot be used; the message names the file, key and line. */
-    public static final class ProfileException extends RuntimeException {
+    public static final class ProfileException extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;
 
         ProfileException(String message) {

@@ -1,4 +1,4 @@
-package io.gpdedup.store.appliance;
+package io.gpdedup.appliance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.gpdedup.store.appliance;
+package io.gpdedup.appliance;
 
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.ObjectInfo;

@@ -1,4 +1,4 @@
-package io.gpdedup.store.appliance;
+package io.gpdedup.appliance;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,10 +1,10 @@
-package io.gpdedup.store.appliance;
+package io.gpdedup.appliance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.appliance.ApplianceProfile.ProfileException;
+import io.gpdedup.appliance.ApplianceProfile.ProfileException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

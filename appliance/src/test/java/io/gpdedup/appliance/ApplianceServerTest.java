@@ -1,4 +1,4 @@
-package io.gpdedup.store.appliance;
+package io.gpdedup.appliance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,8 +12,6 @@ import io.gpdedup.store.client.BackupSession;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ChunkUpload;
-import io.gpdedup.store.server.ConfigLoader;
-import io.gpdedup.store.server.StoreConfig;
 import io.gpdedup.store.server.StoreFixture;
 import io.gpdedup.store.server.StoreMain;
 import java.io.IOException;
@@ -77,22 +75,6 @@ class ApplianceServerTest {
             }
         }
         assertEquals(total, written, "the trace holds every byte the stream sent");
-    }
-
-    @Test
-    void configNamesTheProfileRelativeToItself(@TempDir Path dir) throws IOException {
-        Path cfg = dir.resolve("store.yaml");
-        Files.writeString(cfg, "appliance-profile: profiles/seed.yaml\nunits: {u: {users: {a: '"
-                + io.gpdedup.store.server.PasswordHash.create("x".toCharArray(), 1000).encoded() + "'}}}\n");
-        StoreConfig c = ConfigLoader.load(cfg);
-        assertEquals(dir.resolve("profiles/seed.yaml").toAbsolutePath(), c.applianceProfile());
-        assertEquals(null, ConfigLoader.load(writeWithout(dir)).applianceProfile());
-    }
-
-    private static Path writeWithout(Path dir) throws IOException {
-        Path cfg = dir.resolve("plain.yaml");
-        Files.writeString(cfg, "units: {u: {users: {a: '" + io.gpdedup.store.server.PasswordHash.create("x".toCharArray(), 1000).encoded() + "'}}}\n");
-        return cfg;
     }
 
     @Test
