@@ -1,9 +1,9 @@
 package io.gpdedup.e2e.pg;
 
-import io.gpdedup.bench.pg.PluginRunner;
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.e2e.layout.ConfigFile;
+import io.gpdedup.pg.PluginRunner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

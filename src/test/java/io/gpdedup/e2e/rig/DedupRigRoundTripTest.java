@@ -3,10 +3,10 @@ package io.gpdedup.e2e.rig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.bench.pg.PluginLogStats;
 import io.gpdedup.e2e.fixture.DedupFixture;
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.PluginFixture;
+import io.gpdedup.pg.PluginLogStats;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

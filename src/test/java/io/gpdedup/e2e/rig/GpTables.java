@@ -1,8 +1,8 @@
 package io.gpdedup.e2e.rig;
 
-import io.gpdedup.bench.pg.DatabaseDigest;
-import io.gpdedup.bench.pg.DatabaseDigest.TableDigest;
-import io.gpdedup.bench.pg.TableRef;
+import io.gpdedup.pg.DatabaseDigest;
+import io.gpdedup.pg.DatabaseDigest.TableDigest;
+import io.gpdedup.pg.TableRef;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

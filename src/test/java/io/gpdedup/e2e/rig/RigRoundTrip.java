@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.bench.pg.DatabaseDigest;
-import io.gpdedup.bench.pg.DatabaseDigest.TableDigest;
 import io.gpdedup.e2e.fixture.PluginFixture;
+import io.gpdedup.pg.DatabaseDigest;
+import io.gpdedup.pg.DatabaseDigest.TableDigest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,10 +2,10 @@ package io.gpdedup.e2e.rig;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.gpdedup.bench.pg.DatabaseDigest;
-import io.gpdedup.bench.pg.DatabaseDigest.TableDigest;
 import io.gpdedup.dedup.DedupPlugin;
 import io.gpdedup.e2e.fixture.DedupFixture;
+import io.gpdedup.pg.DatabaseDigest;
+import io.gpdedup.pg.DatabaseDigest.TableDigest;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

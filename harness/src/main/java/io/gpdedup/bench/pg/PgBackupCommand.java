@@ -1,5 +1,12 @@
 package io.gpdedup.bench.pg;
 
+import io.gpdedup.pg.BackupListener;
+import io.gpdedup.pg.BackupResult;
+import io.gpdedup.pg.PluginLogStats;
+import io.gpdedup.pg.PluginRunner;
+import io.gpdedup.pg.SchemaSource;
+import io.gpdedup.pg.SnapshotBackup;
+import io.gpdedup.pg.TableRef;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;

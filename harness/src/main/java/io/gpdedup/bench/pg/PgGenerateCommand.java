@@ -1,5 +1,8 @@
 package io.gpdedup.bench.pg;
 
+import io.gpdedup.pg.DatabaseGenerator;
+import io.gpdedup.pg.GenerationPlan;
+import io.gpdedup.pg.Jdbc;
 import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -1,5 +1,6 @@
 package io.gpdedup.bench.pg;
 
+import io.gpdedup.pg.DatabaseMutator;
 import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -1,5 +1,9 @@
 package io.gpdedup.bench.pg;
 
+import io.gpdedup.pg.BackupRestore;
+import io.gpdedup.pg.Jdbc;
+import io.gpdedup.pg.PluginRunner;
+import io.gpdedup.pg.RestoreResult;
 import java.nio.file.Path;
 import java.util.Locale;
 import picocli.CommandLine.Command;

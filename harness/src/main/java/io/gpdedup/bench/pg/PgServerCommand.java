@@ -1,5 +1,6 @@
 package io.gpdedup.bench.pg;
 
+import io.gpdedup.pg.PgServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

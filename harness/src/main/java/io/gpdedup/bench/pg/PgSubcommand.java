@@ -2,6 +2,7 @@ package io.gpdedup.bench.pg;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.gpdedup.pg.TableFilter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package io.gpdedup.bench.pg;
 
+import io.gpdedup.pg.DatabaseDigest;
+import io.gpdedup.pg.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.List;

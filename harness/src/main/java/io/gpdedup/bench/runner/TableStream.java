@@ -1,6 +1,6 @@
 package io.gpdedup.bench.runner;
 
-import io.gpdedup.bench.workload.OrdersTable;
+import io.gpdedup.pg.OrdersTable;
 import java.io.IOException;
 import java.io.OutputStream;
 

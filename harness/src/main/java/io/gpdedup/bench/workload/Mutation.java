@@ -1,5 +1,7 @@
 package io.gpdedup.bench.workload;
 
+import io.gpdedup.pg.RowRandom;
+import io.gpdedup.pg.RowRun;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

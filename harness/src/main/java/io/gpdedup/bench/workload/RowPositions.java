@@ -1,5 +1,6 @@
 package io.gpdedup.bench.workload;
 
+import io.gpdedup.pg.RowRun;
 import java.util.ArrayList;
 import java.util.List;
 

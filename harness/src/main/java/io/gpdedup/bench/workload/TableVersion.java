@@ -1,5 +1,8 @@
 package io.gpdedup.bench.workload;
 
+import io.gpdedup.pg.CopyTextStream;
+import io.gpdedup.pg.OrdersTable;
+import io.gpdedup.pg.RowRun;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Collections;
