@@ -31,13 +31,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** The dedup plugin in-process against a real store server over loopback, its units on local disk and in a bucket. */
 @ParameterizedClass
-@EnumSource(StoreServer.Backend.class)
+@EnumSource(LoopbackStore.Backend.class)
 class DedupPluginTest {
     @Parameter
-    StoreServer.Backend backend;
+    LoopbackStore.Backend backend;
     @TempDir
     Path dir;
-    private StoreServer store;
+    private LoopbackStore store;
     private final DedupPlugin plugin = new DedupPlugin();
 
     private record Result(int status, byte[] out, String err) {
@@ -45,7 +45,7 @@ class DedupPluginTest {
 
     @BeforeEach
     void start() {
-        store = StoreServer.start(dir.resolve("store"), backend);
+        store = LoopbackStore.start(dir.resolve("store"), backend);
     }
 
     @AfterEach
@@ -56,8 +56,8 @@ class DedupPluginTest {
     private Path config(String extra) throws IOException {
         Path cfg = dir.resolve("20261123045500_dedup.yaml");
         Files.writeString(cfg, "executablepath: /opt/gpdedup/bin/gpbackup_dedup_plugin\noptions:\n"
-                + "  hostname: 127.0.0.1\n  port: \"" + store.port() + "\"\n  username: " + StoreServer.USER + "\n"
-                + "  password: " + StoreServer.PASSWORD + "\n  storage_unit: " + StoreServer.UNIT + "\n  directory: prod/cluster1\n"
+                + "  hostname: 127.0.0.1\n  port: \"" + store.port() + "\"\n  username: " + LoopbackStore.USER + "\n"
+                + "  password: " + LoopbackStore.PASSWORD + "\n  storage_unit: " + LoopbackStore.UNIT + "\n  directory: prod/cluster1\n"
                 + "  log_directory: " + dir.resolve("logs") + "\n" + extra);
         return cfg;
     }
@@ -187,7 +187,7 @@ class DedupPluginTest {
         store.close();
         // Flip one byte in the middle of the container's data: a payload byte of some chunk.
         Path container;
-        Path where = backend == StoreServer.Backend.S3 ? StoreServer.objectFile(dir.resolve("store"), "units") : dir.resolve("store");
+        Path where = backend == LoopbackStore.Backend.S3 ? LoopbackStore.objectFile(dir.resolve("store"), "units") : dir.resolve("store");
         try (Stream<Path> files = Files.walk(where)) {
             container = files.filter(Files::isRegularFile).filter(p -> p.toString().contains("container"))
                     .filter(p -> p.toString().endsWith(".ctr"))
@@ -197,7 +197,7 @@ class DedupPluginTest {
         int at = bytes.length / 2;
         bytes[at] ^= 0x5a;
         Files.write(container, bytes);
-        store = StoreServer.start(dir.resolve("store"), backend);
+        store = LoopbackStore.start(dir.resolve("store"), backend);
         cfg = config("  compression: none\n");
         Result r = run(InputStream.nullInputStream(), "restore_data", cfg.toString(), k);
         assertNotEquals(0, r.status(), "restore of damaged data must fail");
@@ -220,12 +220,12 @@ class DedupPluginTest {
     @Test
     void encryptedPasswordsFollowTheEncryptKeyConvention() throws IOException {
         String secret = "c2VjcmV0LWtleS1vZi10aGlzLWNsdXN0ZXI=";
-        String encrypted = PasswordCipher.encrypt(StoreServer.PASSWORD, secret);
-        assertNotEquals(StoreServer.PASSWORD, encrypted);
+        String encrypted = PasswordCipher.encrypt(LoopbackStore.PASSWORD, secret);
+        assertNotEquals(LoopbackStore.PASSWORD, encrypted);
         Path cfg = dir.resolve("20261123045500_enc.yaml");
         String base = "executablepath: /opt/gpdedup/bin/gpbackup_dedup_plugin\noptions:\n  hostname: 127.0.0.1\n  port: \"" + store.port()
-                + "\"\n  username: " + StoreServer.USER + "\n  password: " + encrypted + "\n  password_encryption: \"on\"\n  storage_unit: "
-                + StoreServer.UNIT + "\n  directory: d\n  log_directory: " + dir.resolve("logs") + "\n";
+                + "\"\n  username: " + LoopbackStore.USER + "\n  password: " + encrypted + "\n  password_encryption: \"on\"\n  storage_unit: "
+                + LoopbackStore.UNIT + "\n  directory: d\n  log_directory: " + dir.resolve("logs") + "\n";
         Files.writeString(cfg, base + "  gpbackup_dedup_plugin: " + secret + "\n");
         String k = key("20261123045500", "gpbackup_0_20261123045500_6");
         Result ok = run(new ByteArrayInputStream(new byte[] {1, 2, 3}), "backup_data", cfg.toString(), k);
@@ -234,7 +234,7 @@ class DedupPluginTest {
         Result wrongKey = run(InputStream.nullInputStream(), "restore_data", cfg.toString(), k);
         assertEquals(1, wrongKey.status());
         assertTrue(wrongKey.err().contains("not encrypted with this cluster's .encrypt key"), wrongKey.err());
-        assertTrue(!wrongKey.err().contains(secret) && !wrongKey.err().contains(StoreServer.PASSWORD));
+        assertTrue(!wrongKey.err().contains(secret) && !wrongKey.err().contains(LoopbackStore.PASSWORD));
         Files.writeString(cfg, base);
         Result noKey = run(InputStream.nullInputStream(), "restore_data", cfg.toString(), k);
         assertTrue(noKey.err().contains("no 'gpbackup_dedup_plugin' key"), noKey.err());
@@ -242,19 +242,19 @@ class DedupPluginTest {
         Path encryptFile = dir.resolve(".encrypt");
         Files.writeString(encryptFile, "gpbackup_dedup_plugin: " + secret + "\n");
         Files.writeString(cfg, base.replace(encrypted, "placeholder") + "  gpbackup_dedup_plugin: " + secret + "\n");
-        Result enc = run(new ByteArrayInputStream((StoreServer.PASSWORD + "\n").getBytes(StandardCharsets.UTF_8)), "encrypt_password",
+        Result enc = run(new ByteArrayInputStream((LoopbackStore.PASSWORD + "\n").getBytes(StandardCharsets.UTF_8)), "encrypt_password",
                 cfg.toString(), encryptFile.toString());
         assertEquals(0, enc.status(), enc.err());
-        assertEquals(StoreServer.PASSWORD, PasswordCipher.decrypt(new String(enc.out(), StandardCharsets.UTF_8).trim(), secret));
+        assertEquals(LoopbackStore.PASSWORD, PasswordCipher.decrypt(new String(enc.out(), StandardCharsets.UTF_8).trim(), secret));
 
         // As the host agent runs it for a caller in dir: "./.encrypt" is the caller's, not the agent's.
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int status = new CommandDispatcher(plugin).run(new String[] {"encrypt_password", cfg.getFileName().toString(), ".encrypt"}, dir,
-                io.gpdedup.plugin.api.PluginConfig::load, new ByteArrayInputStream((StoreServer.PASSWORD + "\n").getBytes(StandardCharsets.UTF_8)),
+                io.gpdedup.plugin.api.PluginConfig::load, new ByteArrayInputStream((LoopbackStore.PASSWORD + "\n").getBytes(StandardCharsets.UTF_8)),
                 out, new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
-        assertEquals(StoreServer.PASSWORD, PasswordCipher.decrypt(out.toString(StandardCharsets.UTF_8).trim(), secret));
+        assertEquals(LoopbackStore.PASSWORD, PasswordCipher.decrypt(out.toString(StandardCharsets.UTF_8).trim(), secret));
     }
 
     @Test
@@ -266,7 +266,7 @@ class DedupPluginTest {
         assertTrue(r.err().contains("cannot connect to gpdedup-store at 127.0.0.1:") && r.err().contains("check options hostname and port"),
                 r.err());
         assertEquals(1, r.err().split("gpdedup-store at ", -1).length - 1, "the store is named once: " + r.err());
-        store = StoreServer.start(dir.resolve("store"), backend);
+        store = LoopbackStore.start(dir.resolve("store"), backend);
     }
 
     @Test
@@ -279,6 +279,6 @@ class DedupPluginTest {
         assertTrue(r.err().contains("cannot connect to gpdedup-store at 127.0.0.1:") && r.err().contains("tried for 1 s")
                 && r.err().contains("raise connect_timeout_seconds"), r.err());
         assertEquals(1, r.err().lines().count(), r.err());
-        store = StoreServer.start(dir.resolve("store"));
+        store = LoopbackStore.start(dir.resolve("store"));
     }
 }

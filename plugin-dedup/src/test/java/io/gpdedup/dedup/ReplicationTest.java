@@ -26,14 +26,14 @@ import org.junit.jupiter.api.io.TempDir;
 class ReplicationTest {
     @TempDir
     Path dir;
-    private StoreServer primary;
-    private StoreServer remote;
+    private LoopbackStore primary;
+    private LoopbackStore remote;
     private final DedupPlugin plugin = new DedupPlugin();
 
     @BeforeEach
     void start() {
-        primary = StoreServer.start(dir.resolve("primary"));
-        remote = StoreServer.start(dir.resolve("remote"));
+        primary = LoopbackStore.start(dir.resolve("primary"));
+        remote = LoopbackStore.start(dir.resolve("remote"));
     }
 
     @AfterEach
@@ -42,14 +42,14 @@ class ReplicationTest {
         remote.close();
     }
 
-    private Path config(String name, StoreServer main, StoreServer second, String extra) throws IOException {
+    private Path config(String name, LoopbackStore main, LoopbackStore second, String extra) throws IOException {
         Path cfg = dir.resolve("20261123045500_" + name + ".yaml");
         String s = "executablepath: /opt/gpdedup/bin/gpbackup_dedup_plugin\noptions:\n  hostname: 127.0.0.1\n  port: \"" + main.port()
-                + "\"\n  username: " + StoreServer.USER + "\n  password: " + StoreServer.PASSWORD + "\n  storage_unit: " + StoreServer.UNIT
+                + "\"\n  username: " + LoopbackStore.USER + "\n  password: " + LoopbackStore.PASSWORD + "\n  storage_unit: " + LoopbackStore.UNIT
                 + "\n  directory: cluster1\n  log_directory: " + dir.resolve("logs") + "\n" + extra;
         if (second != null) {
-            s += "  remote_hostname: 127.0.0.1\n  remote_port: \"" + second.port() + "\"\n  remote_username: " + StoreServer.USER
-                    + "\n  remote_password: " + StoreServer.PASSWORD + "\n  remote_storage_unit: " + StoreServer.UNIT + "\n  remote_directory: dr/cluster1\n";
+            s += "  remote_hostname: 127.0.0.1\n  remote_port: \"" + second.port() + "\"\n  remote_username: " + LoopbackStore.USER
+                    + "\n  remote_password: " + LoopbackStore.PASSWORD + "\n  remote_storage_unit: " + LoopbackStore.UNIT + "\n  remote_directory: dr/cluster1\n";
         }
         Files.writeString(cfg, s);
         return cfg;
@@ -205,8 +205,8 @@ class ReplicationTest {
     void anEncryptedRemotePasswordNeedsNoKeyWhileReplicationIsOff() throws IOException {
         // gpbackup adds the .encrypt key only for password_encryption "on", or replication and remote_password_encryption both "on".
         Path cfg = config("off", primary, null, "  replication: \"off\"\n  remote_hostname: 127.0.0.1\n  remote_port: \"" + remote.port()
-                + "\"\n  remote_username: " + StoreServer.USER + "\n  remote_password: bm90LWRlY3J5cHRhYmxlLXdpdGhvdXQta2V5\n"
-                + "  remote_password_encryption: \"on\"\n  remote_storage_unit: " + StoreServer.UNIT + "\n");
+                + "\"\n  remote_username: " + LoopbackStore.USER + "\n  remote_password: bm90LWRlY3J5cHRhYmxlLXdpdGhvdXQta2V5\n"
+                + "  remote_password_encryption: \"on\"\n  remote_storage_unit: " + LoopbackStore.UNIT + "\n");
         byte[] data = DedupPluginTest.copyText(23, 100_000);
         String t = "20261123045500";
         Result backup = run(new ByteArrayInputStream(data), "backup_data", cfg.toString(), key(t, "gpbackup_0_" + t + "_7"));

@@ -101,32 +101,32 @@ public final class CalibrateCommand implements Callable<Integer> {
             if (!quick) {
                 total += 8 * s.liveBytes(tailShort) + 2 * s.liveBytes(3 * tailShort);
             }
-            List<ChannelTest.Row> a;
-            List<IsolatedTest.Run> bc = new ArrayList<>();
-            IsolatedTest.Tail tail = null;
+            List<ChannelRun.Row> a;
+            List<IsolatedRun.Run> bc = new ArrayList<>();
+            IsolatedRun.Tail tail = null;
             try (Progress p = live.quiet ? Progress.quiet() : Progress.bytes("calibrate", total)) {
-                a = ChannelTest.run(s, aThreads, aSize, false, p);
+                a = ChannelRun.run(s, aThreads, aSize, false, p);
                 for (int[] ht : isolated) {
-                    bc.addAll(IsolatedTest.run(s, new int[] {ht[0]}, new int[] {ht[1]}, fileSize, p));
+                    bc.addAll(IsolatedRun.run(s, new int[] {ht[0]}, new int[] {ht[1]}, fileSize, p));
                 }
                 if (!quick) {
-                    tail = IsolatedTest.tail(s, 10, 2, tailShort, p);
+                    tail = IsolatedRun.tail(s, 10, 2, tailShort, p);
                 }
             }
             double minutes = (System.nanoTime() - started) / 60e9;
-            ResultTable aTable = ChannelTest.table(a, aSize, s.liveBytes(aSize), false);
-            ResultTable bcTable = IsolatedTest.table(bc, fileSize);
+            ResultTable aTable = ChannelRun.table(a, aSize, s.liveBytes(aSize), false);
+            ResultTable bcTable = IsolatedRun.table(bc, fileSize);
             aTable.print(System.out);
             System.out.println();
             bcTable.print(System.out);
             System.out.println();
-            ResultTable tailTable = tail == null ? null : IsolatedTest.tailTable(tail);
+            ResultTable tailTable = tail == null ? null : IsolatedRun.tailTable(tail);
             if (tailTable != null) {
                 tailTable.print(System.out);
                 System.out.println();
             }
-            ShapeChecks aChecks = ChannelTest.checks(a, !quick);
-            ShapeChecks bcChecks = IsolatedTest.checks(bc, !quick);
+            ShapeChecks aChecks = ChannelRun.checks(a, !quick);
+            ShapeChecks bcChecks = IsolatedRun.checks(bc, !quick);
             aChecks.print(System.out);
             System.out.println();
             bcChecks.print(System.out);
@@ -135,8 +135,8 @@ public final class CalibrateCommand implements Callable<Integer> {
                     s.profile().scale(), validates ? "VALIDATES" : "DOES NOT VALIDATE", minutes);
             if (live.out != null) {
                 RunFiles files = RunFiles.in(live.out);
-                ChannelTest.write(files, "calibrate-a", a, aTable);
-                IsolatedTest.write(files, "calibrate-bc", bc, bcTable);
+                ChannelRun.write(files, "calibrate-a", a, aTable);
+                IsolatedRun.write(files, "calibrate-bc", bc, bcTable);
                 if (tailTable != null) {
                     files.table("calibrate-b-tail", tailTable);
                 }

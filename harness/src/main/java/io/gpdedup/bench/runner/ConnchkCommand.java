@@ -68,17 +68,17 @@ public final class ConnchkCommand implements Callable<Integer> {
         target.refuseWithoutHost();
         try (LiveSession s = LiveSession.open(live)) {
             long total = Arrays.stream(t).sum() * s.liveBytes(bytes) * (read ? 2 : 1);
-            List<ChannelTest.Row> rows;
+            List<ChannelRun.Row> rows;
             try (Progress p = live.quiet ? Progress.quiet() : Progress.bytes("connchk", total)) {
-                rows = ChannelTest.run(s, t, bytes, read, p);
+                rows = ChannelRun.run(s, t, bytes, read, p);
             }
-            ResultTable table = ChannelTest.table(rows, bytes, s.liveBytes(bytes), read);
+            ResultTable table = ChannelRun.table(rows, bytes, s.liveBytes(bytes), read);
             table.print(System.out);
-            ShapeChecks checks = ChannelTest.checks(rows, !quick);
+            ShapeChecks checks = ChannelRun.checks(rows, !quick);
             checks.print(System.out);
             if (live.out != null) {
                 RunFiles files = RunFiles.in(live.out);
-                ChannelTest.write(files, "connchk", rows, table);
+                ChannelRun.write(files, "connchk", rows, table);
                 files.table("connchk-checks", checks.table());
                 files.info("gpdedup-bench connchk", Commands.commandLine(spec), Commands.notes(s));
             }

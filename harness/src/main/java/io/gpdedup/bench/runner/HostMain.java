@@ -78,7 +78,7 @@ public final class HostMain {
         }
         try (LoopbackRelay relay = LoopbackRelay.start(address, new InetSocketAddress("127.0.0.1", storePort));
              PluginAgent agent = PluginAgent.create()) {
-            Path config = PluginConfig.write(work.resolve("plugin.yaml"), plugin, address.getHostAddress(), relay.port(),
+            Path config = PluginConfigFile.write(work.resolve("plugin.yaml"), plugin, address.getHostAddress(), relay.port(),
                     LiveStore.UNIT, LiveStore.USER, password, false);
             Path home = Files.createDirectories(work.resolve("home"));
             agent.start(plugin, home);

@@ -67,17 +67,17 @@ public final class IsolatedCommand implements Callable<Integer> {
                     total += hh * tt * s.liveBytes(bytes);
                 }
             }
-            List<IsolatedTest.Run> runs;
+            List<IsolatedRun.Run> runs;
             try (Progress p = live.quiet ? Progress.quiet() : Progress.bytes("isolated", total)) {
-                runs = IsolatedTest.run(s, h, t, bytes, p);
+                runs = IsolatedRun.run(s, h, t, bytes, p);
             }
-            ResultTable table = IsolatedTest.table(runs, bytes);
+            ResultTable table = IsolatedRun.table(runs, bytes);
             table.print(System.out);
-            ShapeChecks checks = IsolatedTest.checks(runs, !quick);
+            ShapeChecks checks = IsolatedRun.checks(runs, !quick);
             checks.print(System.out);
             if (live.out != null) {
                 RunFiles files = RunFiles.in(live.out);
-                IsolatedTest.write(files, "isolated", runs, table);
+                IsolatedRun.write(files, "isolated", runs, table);
                 files.table("isolated-checks", checks.table());
                 files.info("gpdedup-bench isolated", Commands.commandLine(spec), Commands.notes(s));
             }

@@ -50,7 +50,7 @@ final class SimHost implements AutoCloseable {
         try {
             PluginAgent agent = PluginAgent.create();
             Path plugin = dist.executable(Dist.DEDUP_PLUGIN);
-            Path config = PluginConfig.write(dir.resolve("plugin.yaml"), plugin, address.getHostAddress(), relay.port(),
+            Path config = PluginConfigFile.write(dir.resolve("plugin.yaml"), plugin, address.getHostAddress(), relay.port(),
                     LiveStore.UNIT, LiveStore.USER, store.password(), true);
             Path home = Files.createDirectories(dir.resolve("home"));
             agent.start(plugin, home);

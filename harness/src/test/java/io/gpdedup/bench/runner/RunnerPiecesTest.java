@@ -151,13 +151,13 @@ class RunnerPiecesTest {
 
     @Test
     void publishedCellsOfTablesBAndC() {
-        assertArrayEquals(new double[] {Published.B_MBPS[1]}, IsolatedTest.publishedHost(1, 10));
-        assertArrayEquals(Published.C_PER_HOST[2], IsolatedTest.publishedHost(8, 10));
-        assertNull(IsolatedTest.publishedHost(8, 20));
-        assertEquals(Published.C_TOTAL[1], IsolatedTest.publishedTotal(4, 10));
-        assertTrue(Double.isNaN(IsolatedTest.publishedTotal(3, 10)));
-        assertEquals(204, ChannelTest.published(1));
-        assertTrue(Double.isNaN(ChannelTest.published(7)));
+        assertArrayEquals(new double[] {Published.B_MBPS[1]}, IsolatedRun.publishedHost(1, 10));
+        assertArrayEquals(Published.C_PER_HOST[2], IsolatedRun.publishedHost(8, 10));
+        assertNull(IsolatedRun.publishedHost(8, 20));
+        assertEquals(Published.C_TOTAL[1], IsolatedRun.publishedTotal(4, 10));
+        assertTrue(Double.isNaN(IsolatedRun.publishedTotal(3, 10)));
+        assertEquals(204, ChannelRun.published(1));
+        assertTrue(Double.isNaN(ChannelRun.published(7)));
     }
 
     @Test

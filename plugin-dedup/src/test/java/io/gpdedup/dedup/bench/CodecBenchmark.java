@@ -30,7 +30,7 @@ public class CodecBenchmark extends StageBenchmark {
     public void setUp() {
         String[] c = codec.split(":");
         chunkCodec = ChunkCodec.of(Codec.valueOf(c[0].toUpperCase(java.util.Locale.ROOT)), Integer.parseInt(c[1]));
-        raw = CopyText.of(CHUNK, 2);
+        raw = CopyTextSample.of(CHUNK, 2);
         encoded = chunkCodec.encode(raw, 0, raw.length);
     }
 

@@ -23,7 +23,7 @@ public class FingerprintBenchmark extends StageBenchmark {
 
     @Setup
     public void setUp() {
-        data = CopyText.of(chunk, 1);
+        data = CopyTextSample.of(chunk, 1);
         digest = Fingerprint.newDigest();
     }
 

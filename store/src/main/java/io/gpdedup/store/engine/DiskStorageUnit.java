@@ -88,7 +88,7 @@ final class DiskStorageUnit implements StorageUnit {
      * the recipes. {@code onClose} runs last when the unit closes (a lease is given back); on
      * failure everything given is closed.
      */
-    static DiskStorageUnit open(String name, EngineSettings settings, StorageBackend.UnitParts parts) throws IOException {
+    static DiskStorageUnit open(String name, EngineSettings settings, UnitBackend.UnitParts parts) throws IOException {
         List<String> problems = new ArrayList<>();
         try {
             ChunkIndex index = parts.containers().recoverIndex(problems);

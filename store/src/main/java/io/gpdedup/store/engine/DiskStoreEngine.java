@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 
 /**
  * The store engine: a local data directory, which it locks (one process at a time), and a
- * {@link StorageBackend} that keeps the units: sub-directories of the data directory by default
+ * {@link UnitBackend} that keeps the units: sub-directories of the data directory by default
  * (docs/format.md), or a bucket (docs/s3.md). Opening recovers every existing unit, so a store
  * killed at any moment restarts without manual repair.
  */
@@ -27,11 +27,11 @@ public final class DiskStoreEngine implements StoreEngine {
     private final EngineSettings settings;
     private final FileChannel lockChannel;
     private final FileLock lock;
-    private final StorageBackend backend;
+    private final UnitBackend backend;
     private final Map<String, DiskStorageUnit> units = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    private DiskStoreEngine(Path dataDir, EngineSettings settings, FileChannel lockChannel, FileLock lock, StorageBackend backend) {
+    private DiskStoreEngine(Path dataDir, EngineSettings settings, FileChannel lockChannel, FileLock lock, UnitBackend backend) {
         this.dataDir = dataDir;
         this.settings = settings;
         this.lockChannel = lockChannel;
@@ -53,10 +53,10 @@ public final class DiskStoreEngine implements StoreEngine {
      * Opens (creating) a data directory, then the backend that keeps the units, and recovers every
      * unit the backend already has.
      */
-    public static DiskStoreEngine open(Path dataDir, EngineSettings settings, StorageBackend.Factory backends) {
+    public static DiskStoreEngine open(Path dataDir, EngineSettings settings, UnitBackend.Factory backends) {
         Path dir = dataDir.toAbsolutePath();
         FileChannel ch = null;
-        StorageBackend backend = null;
+        UnitBackend backend = null;
         try {
             Files.createDirectories(dir);
             ch = FileChannel.open(dir.resolve("store.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -160,7 +160,7 @@ public final class DiskStoreEngine implements StoreEngine {
     }
 
     /** What keeps the units (for metrics and tests: a bucket's request counts). */
-    public StorageBackend backend() {
+    public UnitBackend backend() {
         return backend;
     }
 

@@ -10,7 +10,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /** Units as directories under {@code <data dir>/units/} (docs/format.md): the embedded default. */
-final class LocalBackend implements StorageBackend {
+final class LocalBackend implements UnitBackend {
     private final Path unitsDir;
     private final EngineSettings settings;
     private final DiskSpace space;

@@ -2,7 +2,7 @@ package io.gpdedup.store.s3;
 
 import io.gpdedup.store.container.DiskSpace;
 import io.gpdedup.store.engine.EngineSettings;
-import io.gpdedup.store.engine.StorageBackend;
+import io.gpdedup.store.engine.UnitBackend;
 import io.gpdedup.store.engine.StoreException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,7 +22,7 @@ import java.util.logging.Logger;
  * emptied at start; the index lives in memory. Each unit is served under a lease
  * ({@link UnitLease}) renewed by a timer of this backend.
  */
-public final class S3Backend implements StorageBackend {
+public final class S3Backend implements UnitBackend {
     private static final Logger LOG = Logger.getLogger(S3Backend.class.getName());
     /** Containers uploaded at once, over every unit. */
     private static final int UPLOADERS = 4;
@@ -59,8 +59,8 @@ public final class S3Backend implements StorageBackend {
         renewals.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.SECONDS);
     }
 
-    /** A factory for {@link io.gpdedup.store.engine.DiskStoreEngine#open(Path, EngineSettings, StorageBackend.Factory)}. */
-    public static StorageBackend.Factory factory(S3Settings s3) {
+    /** A factory for {@link io.gpdedup.store.engine.DiskStoreEngine#open(Path, EngineSettings, UnitBackend.Factory)}. */
+    public static UnitBackend.Factory factory(S3Settings s3) {
         return (dataDir, settings) -> open(dataDir, settings, s3);
     }
 

@@ -195,7 +195,7 @@ abstract class AdminCommand implements Callable<Integer> {
         @Override
         int run(StoreClient client, PrintStream out) {
             VerifyReport r;
-            try (Progress p = Progress.onTerminal("verify")) {
+            try (AdminProgress p = AdminProgress.onTerminal("verify")) {
                 r = client.verify();
             }
             if (json) {
@@ -225,7 +225,7 @@ abstract class AdminCommand implements Callable<Integer> {
         @Override
         int run(StoreClient client, PrintStream out) {
             GcReport r;
-            try (Progress p = Progress.onTerminal("gc")) {
+            try (AdminProgress p = AdminProgress.onTerminal("gc")) {
                 r = client.gc();
             }
             if (json) {
@@ -333,7 +333,7 @@ abstract class AdminCommand implements Callable<Integer> {
         @Override
         int run(StoreClient client, PrintStream out) {
             List<BackupFigures> figures;
-            try (Progress p = Progress.onTerminal("backups")) {
+            try (AdminProgress p = AdminProgress.onTerminal("backups")) {
                 figures = BackupFigures.of(client, BackupSet.of(client.list(directory == null ? "" : BackupSet.backupsOf(directory))), stored);
             }
             if (json) {
@@ -437,7 +437,7 @@ abstract class AdminCommand implements Callable<Integer> {
                 return 0;
             }
             GcReport r;
-            try (Progress p = Progress.onTerminal("gc")) {
+            try (AdminProgress p = AdminProgress.onTerminal("gc")) {
                 r = client.gc();
             }
             if (json) {

@@ -7,7 +7,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class HookTest {
+class HookArgumentsTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {"\"-1\"|-1", "-1|-1", "\"0\"|0", "0|0", "\"17\"|17"})
     void contentIdsWithOrWithoutQuotes(String raw, int expected) {

@@ -10,11 +10,11 @@ import java.util.Set;
  * What keeps an engine's units durable: the local data directory ({@link LocalBackend}, the
  * default) or an S3-compatible bucket ({@code io.gpdedup.store.s3.S3Backend}).
  */
-public interface StorageBackend extends Closeable {
+public interface UnitBackend extends Closeable {
     /** Opens a backend once the engine holds its data directory. */
     @FunctionalInterface
     interface Factory {
-        StorageBackend open(Path dataDir, EngineSettings settings) throws IOException;
+        UnitBackend open(Path dataDir, EngineSettings settings) throws IOException;
     }
 
     /** What one unit is made of; {@code onClose} runs after the unit closed its containers. */

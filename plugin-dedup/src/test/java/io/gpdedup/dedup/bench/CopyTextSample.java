@@ -8,12 +8,12 @@ import java.util.SplittableRandom;
  * longer note of words), so that the codecs see data that compresses about as a table does, not
  * random bytes, which no codec shrinks.
  */
-final class CopyText {
+final class CopyTextSample {
     private static final String[] STATUS = {"new", "paid", "shipped", "returned", "cancelled"};
     private static final String[] WORDS = {"order", "customer", "delivery", "express", "warehouse", "gift", "fragile", "north", "south",
         "priority", "invoice", "pending", "window", "door", "call", "before", "after", "noon", "leave", "neighbour"};
 
-    private CopyText() {
+    private CopyTextSample() {
     }
 
     /** {@code size} bytes of rows, the same for the same seed. */

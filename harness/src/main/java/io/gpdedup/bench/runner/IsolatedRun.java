@@ -16,7 +16,7 @@ import java.util.List;
  * of a {@link LiveSession}, per host and in total, in reference MB/s next to the published figures
  * and the model's, with the store-side per-second timeline of every host.
  */
-public final class IsolatedTest {
+public final class IsolatedRun {
     /** Per-second buckets of the timelines. */
     static final int SECOND_MS = 1000;
 
@@ -34,7 +34,7 @@ public final class IsolatedTest {
     public record Tail(int files, int left, double ours, double published, double model, double fairShare) {
     }
 
-    private IsolatedTest() {
+    private IsolatedRun() {
     }
 
     /** Every pair of {@code hosts} x {@code threads}; each host backs up {@code threads} files of {@code referenceFileBytes}. */
@@ -51,7 +51,7 @@ public final class IsolatedTest {
                 long[] sizes = new long[t];
                 java.util.Arrays.fill(sizes, fileLive);
                 Isolated.Result r = Isolated.run(s.store(), s.dist(), s.work(), h, sizes, hostCap, s.nextRun(), progress::step);
-                ChannelTest.failIfAny(r.run());
+                ChannelRun.failIfAny(r.run());
                 double[] hostMBps = new double[h];
                 double[][] timeline = new double[h][];
                 double[][] reads = new double[h][];
@@ -92,7 +92,7 @@ public final class IsolatedTest {
         }
         double hostCap = s.profile().liveBytesPerSecond(s.profile().hostReadCapMBps());
         Isolated.Result r = Isolated.run(s.store(), s.dist(), s.work(), 1, sizes, hostCap, s.nextRun(), progress::step);
-        ChannelTest.failIfAny(r.run());
+        ChannelRun.failIfAny(r.run());
         long lastShort = 0;
         long firstLong = Long.MAX_VALUE;
         for (StreamRun.Stream st : r.run().streams()) {

@@ -8,10 +8,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 /** Writes the gpbackup plugin config (executablepath + options) that points the dedup plugin at a store. */
-public final class PluginConfig {
+public final class PluginConfigFile {
     public static final String DIRECTORY = "bench";
 
-    private PluginConfig() {
+    private PluginConfigFile() {
     }
 
     /** Writes {@code file} (owner-only: it holds the password) and returns it. */

@@ -19,7 +19,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * its units in a bucket of the test JVM's S3 server (one bucket per data directory, so a restart
  * on the same directory finds its data again).
  */
-final class StoreServer implements AutoCloseable {
+final class LoopbackStore implements AutoCloseable {
     /** Where the store keeps its units. */
     enum Backend { LOCAL, S3 }
 
@@ -32,16 +32,16 @@ final class StoreServer implements AutoCloseable {
     final StoreService service;
     final Path dataDir;
 
-    private StoreServer(StoreService service, Path dataDir) {
+    private LoopbackStore(StoreService service, Path dataDir) {
         this.service = service;
         this.dataDir = dataDir;
     }
 
-    static StoreServer start(Path dataDir) {
+    static LoopbackStore start(Path dataDir) {
         return start(dataDir, Backend.LOCAL);
     }
 
-    static StoreServer start(Path dataDir, Backend backend) {
+    static LoopbackStore start(Path dataDir, Backend backend) {
         StoreConfig cfg = StoreConfig.defaults(dataDir, Map.of(UNIT, Map.of(USER, PasswordHash.create(PASSWORD.toCharArray(), 1_000))))
                 .withPort(0);
         if (backend == Backend.S3) {
@@ -51,7 +51,7 @@ final class StoreServer implements AutoCloseable {
                     .withCredentials(StaticCredentialsProvider.create(AwsBasicCredentials.create(S3Server.IDENTITY, S3Server.CREDENTIAL))));
         }
         try {
-            return new StoreServer(StoreService.start(cfg, StoreService.openEngine(cfg)), dataDir);
+            return new LoopbackStore(StoreService.start(cfg, StoreService.openEngine(cfg)), dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

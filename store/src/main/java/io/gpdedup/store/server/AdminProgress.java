@@ -11,18 +11,18 @@ import java.util.concurrent.TimeUnit;
  * each second; only when stderr is a terminal, so logs and pipes get nothing. The server does the
  * work in one request, so the line shows time, not a share done.
  */
-final class Progress implements AutoCloseable {
+final class AdminProgress implements AutoCloseable {
     private final ScheduledExecutorService ticker;
     private final PrintStream err;
 
-    private Progress(ScheduledExecutorService ticker, PrintStream err) {
+    private AdminProgress(ScheduledExecutorService ticker, PrintStream err) {
         this.ticker = ticker;
         this.err = err;
     }
 
-    static Progress onTerminal(String what) {
+    static AdminProgress onTerminal(String what) {
         if (!Terminal.stderrIsTerminal()) {
-            return new Progress(null, null);
+            return new AdminProgress(null, null);
         }
         PrintStream err = System.err;
         long start = System.nanoTime();
@@ -33,7 +33,7 @@ final class Progress implements AutoCloseable {
         });
         ticker.scheduleAtFixedRate(() -> err.print("\r" + what + ": running, " + (System.nanoTime() - start) / 1_000_000_000L + " s "),
                 1, 1, TimeUnit.SECONDS);
-        return new Progress(ticker, err);
+        return new AdminProgress(ticker, err);
     }
 
     @Override

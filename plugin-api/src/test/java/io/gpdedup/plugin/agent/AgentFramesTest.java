@@ -24,7 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Frames and CALL payloads on the wire: round trips, limits, truncation. */
-class FrameCodecTest {
+class AgentFramesTest {
     /** A channel over a byte array that hands out at most {@code step} bytes per read, like a socket. */
     private static ReadableByteChannel trickle(byte[] bytes, int step) {
         ReadableByteChannel in = Channels.newChannel(new ByteArrayInputStream(bytes));
