@@ -1,6 +1,6 @@
 /**
  * JMH benchmarks of the chunker (test scope only, so JMH never reaches the plugin's runtime
- * classpath). Run: {@code mvn -o -pl plugin-dedup test-compile exec:exec@jmh -Djmh.args="ChunkerBenchmark"};
+ * classpath). Run: {@code scripts/jmh ChunkerBenchmark};
  * see docs/chunking.md.
  */
 package io.gpdedup.dedup.chunk.bench;
