@@ -16,7 +16,7 @@ import java.util.Set;
  * holds the server's engine thread while a stream waits, so the server needs an engine thread per
  * stream it should run in parallel (config key {@code engine-threads}).
  */
-public final class ApplianceEngine implements StoreEngine {
+final class ApplianceEngine implements StoreEngine {
     private final StoreEngine engine;
     private final Appliance appliance;
 

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * directory gpbackup would use: only the local metadata files are written there, data goes to
  * the plugin under the same names.
  */
-public final class BackupLayout {
+final class BackupLayout {
     public static final int CONTENT = 0;
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMddHHmmss");
     private static final AtomicReference<LocalDateTime> LAST = new AtomicReference<>(LocalDateTime.MIN);

@@ -6,7 +6,7 @@ package io.gpdedup.pg;
  * backslash, tab, newline or carriage return written as {@code \\}, {@code \t}, {@code \n},
  * {@code \r}.
  */
-public final class CopyText {
+final class CopyText {
     public static final byte DELIMITER = '\t';
     public static final byte ROW_END = '\n';
 

@@ -15,7 +15,7 @@ import java.util.List;
  * @param java the JVM both run on, for {@code jcmd} next to it
  * @param description how they were started, for reports
  */
-public record GpdedupCommands(List<String> store, List<String> plugin, Path java, String description) {
+record GpdedupCommands(List<String> store, List<String> plugin, Path java, String description) {
     static final String STORE_MAIN = "io.gpdedup.store.server.StoreMain";
     static final String PLUGIN_MAIN = "io.gpdedup.dedup.DedupPlugin";
 

@@ -20,7 +20,7 @@ import java.util.stream.Stream;
  * @param newBytes their uncompressed bytes
  * @param sentBytes their bytes as sent (compressed chunk payloads only)
  */
-public record PluginLogLine(String object, long bytes, long chunks, long newChunks, long newBytes, long sentBytes) {
+record PluginLogLine(String object, long bytes, long chunks, long newChunks, long newBytes, long sentBytes) {
     private static final Pattern LINE = Pattern.compile(
             "backup_data (\\S+): (\\d+) bytes in (\\d+) chunks, (\\d+) new \\((\\d+) bytes, (\\d+) sent\\)");
 

@@ -12,5 +12,5 @@ import java.nio.file.Path;
  * @param leastNewBytes bytes of COPY text of rows the previous version does not hold (the whole
  *     file for the first version): the least any deduplicating tool must take in, before compression
  */
-public record StreamFile(String step, String label, Path path, long length, String sha256, long leastNewBytes) {
+record StreamFile(String step, String label, Path path, long length, String sha256, long leastNewBytes) {
 }

@@ -25,7 +25,7 @@ import java.util.concurrent.Future;
  * before it, as a table does between nightly backups. Written to files once, so that every tool
  * reads exactly the same bytes and generation costs no tool anything.
  */
-public final class StreamSet {
+final class StreamSet {
     static final double CLUSTERED_FRACTION = 0.05;
     static final double INSERTED_FRACTION = 0.01;
     static final int INSERTED_RUNS = 10;

@@ -28,7 +28,7 @@ import java.util.function.DoubleFunction;
  * </ul>
  * Every other row of D to F is a prediction.
  */
-public final class Calibration {
+final class Calibration {
     /** The fitted profile and cluster, and a table of what was fitted on which row. */
     public record Fitted(ApplianceProfile profile, Cluster cluster, ResultTable table) {
     }

@@ -13,7 +13,7 @@ import java.util.Map;
  * Runs the model for every published cell of tables A to F and sets our figure beside the
  * published one with the error in %.
  */
-public final class Reproduction {
+final class Reproduction {
     /**
      * One compared cell; {@code fitted} when a parameter is fitted on it, which keeps it out of the
      * validation error (it matches by construction).

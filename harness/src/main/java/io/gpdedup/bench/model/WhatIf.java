@@ -16,7 +16,7 @@ import java.util.List;
  * and a single-data-file restore. Each prediction comes with where its minutes go, found by
  * taking the costs of {@link #COSTS} away one after the other; what is left is moving the data.
  */
-public final class WhatIf {
+final class WhatIf {
     /**
      * The costs a run's minutes are split into, in the order they are taken away: per-file work on
      * the store (a create and a close per table per segment, jobs mode only), the reply wait at the

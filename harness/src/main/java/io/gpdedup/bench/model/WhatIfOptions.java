@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
  * restore; those not given keep the seed's values, so the seed's own parameters give the runs of
  * tables D and F.
  */
-public final class WhatIfOptions {
+final class WhatIfOptions {
     /** Where the chart and tables go when {@code --out} is not given. */
     static final Path DEFAULT_OUT = Path.of("gpdedup-whatif");
 

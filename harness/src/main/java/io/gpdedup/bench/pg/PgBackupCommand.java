@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
             "An exported snapshot shared by all workers, ACCESS SHARE locks, LOCK ... NOWAIT with fallback to worker 0, "
                 + "COPY ... TO STDOUT (CSV) into the plugin's backup_data (one call per table, or one stream with --single-data-file).",
             "Prints the timestamp to give 'pg restore'."})
-public final class PgBackupCommand extends PgSubcommand {
+final class PgBackupCommand extends PgSubcommand {
     @Option(names = "--jdbc-url", required = true, paramLabel = "URL", description = "database to back up, e.g. jdbc:postgresql://127.0.0.1:5432/sales?user=postgres")
     String jdbcUrl;
 

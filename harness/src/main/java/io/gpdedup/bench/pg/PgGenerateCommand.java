@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Creates tables with the published mix in one schema: ~5%% large tables (~77%% of the bytes), 28%% empty, the rest small.",
             "Orders-like rows (ids, timestamps, amounts, statuses, free text) loaded with COPY."})
-public final class PgGenerateCommand extends PgSubcommand {
+final class PgGenerateCommand extends PgSubcommand {
     @Option(names = "--jdbc-url", required = true, paramLabel = "URL", description = "database to fill")
     String jdbcUrl;
 

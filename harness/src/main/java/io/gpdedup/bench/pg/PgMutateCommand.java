@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
         description = {"Changes a generated schema as a nightly batch does.",
             "In every non-empty table UPDATE 5%% of the rows in one clustered id range and append 2%% new rows; then TRUNCATE one small table.",
             "--scattered updates random single rows instead (the worst case for dedup: reported, not a target)."})
-public final class PgMutateCommand extends PgSubcommand {
+final class PgMutateCommand extends PgSubcommand {
     @Option(names = "--jdbc-url", required = true, paramLabel = "URL", description = "database to change")
     String jdbcUrl;
 

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 @Command(name = "restore", mixinStandardHelpOptions = true,
         description = {"Restores a 'pg backup' through the same plugin: schema first, then COPY ... FROM STDIN, then keys and indexes.",
             "N connections for jobs backups; one stream, or restore_data_subset with a table filter, for single-data-file backups."})
-public final class PgRestoreCommand extends PgSubcommand {
+final class PgRestoreCommand extends PgSubcommand {
     @Option(names = "--jdbc-url", required = true, paramLabel = "URL", description = "database to restore into (its tables must not exist yet)")
     String jdbcUrl;
 

@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
         description = {"Runs a PostgreSQL server on 127.0.0.1 from the embedded binaries (or --pg-bin) until stopped with SIGINT or SIGTERM.",
             "As root it runs the server as an unprivileged account ($GPDEDUP_PG_USER, else nobody) through setpriv.",
             "Prints 'pg server ready: <JDBC URL>' once it accepts connections."})
-public final class PgServerCommand extends PgSubcommand {
+final class PgServerCommand extends PgSubcommand {
     @Option(names = "--dir", paramLabel = "DIR", description = "data and log directory, kept (default: a temporary one, removed at exit)")
     Path dir;
 

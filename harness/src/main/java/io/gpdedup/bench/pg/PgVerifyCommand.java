@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = {"Compares two databases table by table: row count and an order-independent checksum of the rows.",
             "Exit status 1 when any table differs."})
-public final class PgVerifyCommand extends PgSubcommand {
+final class PgVerifyCommand extends PgSubcommand {
     /** What verify found, for reports. */
     public record Result(String label, int tables, long rows, List<String> problems) {
     }

@@ -17,7 +17,7 @@ import java.util.Map;
  * Table A live: the channel test at each thread count against the store of a {@link LiveSession},
  * reported in reference MB/s next to the published figure and the model's prediction.
  */
-public final class ChannelRun {
+final class ChannelRun {
     /** One thread count's outcome, in reference MB/s; {@code published} is NaN where the table has no cell. */
     public record Row(int threads, double ours, double published, double model, double readMBps, double seconds, double machineCpu,
             double ourCpu) {

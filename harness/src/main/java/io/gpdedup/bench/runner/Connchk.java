@@ -15,7 +15,7 @@ import java.util.function.LongConsumer;
  * lease open before the clock starts, so the run measures the channel, not the logins; the clock
  * stops when the last commit is durable. {@link #read} is the way back, one object per thread.
  */
-public final class Connchk {
+final class Connchk {
     private Connchk() {
     }
 

@@ -11,7 +11,7 @@ import java.util.List;
  * when the throttle, not the CPU, sets its pace; on a shared machine the two figures tell apart
  * our own load from the neighbours'.
  */
-public final class CpuMeter {
+final class CpuMeter {
     /** Linux's USER_HZ: /proc times are in these ticks. */
     private static final double TICKS_PER_SECOND = 100;
     private static final int CPUS = Runtime.getRuntime().availableProcessors();

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * from the seed's cluster, are waited for as gpbackup would meet them, copy-queue-size COPYs
  * ahead in single-data-file mode; without them only the plugin and the appliance cost time.
  */
-public final class GpbackupSim implements AutoCloseable {
+final class GpbackupSim implements AutoCloseable {
     public enum Mode { JOBS, SDF }
 
     /**

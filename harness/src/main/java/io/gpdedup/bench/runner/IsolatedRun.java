@@ -16,7 +16,7 @@ import java.util.List;
  * of a {@link LiveSession}, per host and in total, in reference MB/s next to the published figures
  * and the model's, with the store-side per-second timeline of every host.
  */
-public final class IsolatedRun {
+final class IsolatedRun {
     /** Per-second buckets of the timelines. */
     static final int SECOND_MS = 1000;
 

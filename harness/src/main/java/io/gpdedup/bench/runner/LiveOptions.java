@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /** The options every live command shares: which profile, scale, installation, and where files go. */
-public final class LiveOptions {
+final class LiveOptions {
     static final String DEFAULT_PROFILE = "profiles/seed003.yaml";
 
     @Option(names = "--profile", paramLabel = "FILE",

@@ -13,7 +13,7 @@ import java.util.stream.Stream;
  * and a store serving through that profile. Closing stops the store and removes the scratch
  * directory unless it was asked to be kept.
  */
-public final class LiveSession implements AutoCloseable {
+final class LiveSession implements AutoCloseable {
     private final Dist dist;
     private final ApplianceProfile profile;
     private final Path work;

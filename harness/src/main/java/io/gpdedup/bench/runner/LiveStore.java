@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * appliance profile, a trace of what its throttle let through, a fresh data directory and HOME
  * under a work directory, and a random password. Stopped with SIGTERM on close.
  */
-public final class LiveStore implements AutoCloseable {
+final class LiveStore implements AutoCloseable {
     public static final String UNIT = "bench";
     public static final String USER = "bench";
     /**

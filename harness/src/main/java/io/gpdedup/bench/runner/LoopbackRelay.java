@@ -16,7 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * that same address, so the store sees one client address per host, as the appliance saw one per
  * segment host. Bytes are copied as they come; nothing is buffered beyond a socket's own buffers.
  */
-public final class LoopbackRelay implements AutoCloseable {
+final class LoopbackRelay implements AutoCloseable {
     private final ServerSocket server;
     private final InetAddress address;
     private final InetSocketAddress store;

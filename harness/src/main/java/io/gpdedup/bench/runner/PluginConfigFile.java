@@ -8,7 +8,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 /** Writes the gpbackup plugin config (executablepath + options) that points the dedup plugin at a store. */
-public final class PluginConfigFile {
+final class PluginConfigFile {
     public static final String DIRECTORY = "bench";
 
     private PluginConfigFile() {

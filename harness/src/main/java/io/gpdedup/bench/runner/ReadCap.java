@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
  * slot of the host's bandwidth (first come, first served), so N readers get 1/N each and one
  * reader alone gets it all. Unlimited when the rate is 0.
  */
-public final class ReadCap {
+final class ReadCap {
     private final double bytesPerSecond;
     private long nextFreeNanos;
 

@@ -10,7 +10,7 @@ import java.util.List;
  * 1, 30 fall below 20, 8 hosts share what 4 share) and cells within a tolerance of the published
  * figure after scaling. Printed as a table; a failed check fails the command.
  */
-public final class ShapeChecks {
+final class ShapeChecks {
     /** Tolerance of a live figure against the published one once scaled back. */
     public static final double CELL_TOLERANCE = 0.20;
 

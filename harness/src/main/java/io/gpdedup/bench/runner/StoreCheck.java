@@ -45,7 +45,7 @@ import java.util.function.LongConsumer;
  * {@code gpdedup-bench/connchk-<random>/}, which {@link #close} deletes, also should this JVM be
  * stopped first.
  */
-public final class StoreCheck implements AutoCloseable {
+final class StoreCheck implements AutoCloseable {
     /** One pass of N parallel streams: its bytes per second and the client's CPU share (0..1) meanwhile. */
     public record Pass(double bytesPerSecond, double seconds, double clientCpu) {
     }

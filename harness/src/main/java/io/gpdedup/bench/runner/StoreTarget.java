@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
  * reached as the dedup plugin reaches it: host, port, storage unit, user, the password from a file,
  * and TLS as the plugin's {@code tls} and {@code tls_ca_file} options.
  */
-public final class StoreTarget {
+final class StoreTarget {
     @Option(names = "--host", paramLabel = "HOST", description = "a real gpdedup-store to test instead of the simulated appliance")
     String host;
 

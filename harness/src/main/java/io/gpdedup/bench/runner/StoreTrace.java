@@ -13,7 +13,7 @@ import java.util.function.Predicate;
  * Reads the appliance trace the store writes with {@code --appliance-trace} (docs/store.md): the
  * bytes its throttle let through per stream and per 100 ms, labelled with object names.
  */
-public final class StoreTrace {
+final class StoreTrace {
     /** One row: {@code bytes} of stream {@code flow} (object {@code label}) in the bucket starting at {@code startMs}. */
     public record Row(String kind, long flow, String label, long startMs, long bytes) {
     }

@@ -8,7 +8,7 @@ import java.util.List;
  *
  * @param group what ran in parallel, e.g. "10 threads" or "host 3"
  */
-public record StreamRun(String group, long startMs, List<Stream> streams) {
+record StreamRun(String group, long startMs, List<Stream> streams) {
     /** One stream's bytes and end; {@code failure} is null when it succeeded. */
     public record Stream(String name, int group, long bytes, long endMs, String failure) {
         public double seconds(long startMs) {

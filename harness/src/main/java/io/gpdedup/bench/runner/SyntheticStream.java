@@ -23,7 +23,7 @@ import java.util.function.LongConsumer;
  * a few batches in flight so the store, not the round trip, sets the pace. And the way back:
  * reading an object's chunks.
  */
-public final class SyntheticStream {
+final class SyntheticStream {
     static final int CHUNK_BYTES = 64 * 1024;
     static final int BATCH_CHUNKS = 16;
     static final int BATCHES_IN_FLIGHT = 4;

@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * Bytes per time bucket from a start instant (wall clock ms), for per-second graphs. Thread-safe.
  */
-public final class Timeline {
+final class Timeline {
     private final long startMs;
     private final int bucketMs;
     private long[] buckets = new long[64];

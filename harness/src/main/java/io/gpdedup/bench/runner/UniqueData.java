@@ -10,7 +10,7 @@ import java.util.SplittableRandom;
  * every chunk is new to the store and nothing compresses, so the store's throttle sees pure
  * transfer. Each stream has its own seed; the same seed gives the same bytes.
  */
-public final class UniqueData {
+final class UniqueData {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private final SplittableRandom random;
 

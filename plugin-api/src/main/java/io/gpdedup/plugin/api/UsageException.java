@@ -1,7 +1,7 @@
 package io.gpdedup.plugin.api;
 
 /** Wrong command or argument count: the dispatcher prints usage and exits with status 2. */
-public final class UsageException extends PluginException {
+final class UsageException extends PluginException {
     private static final long serialVersionUID = 1L;
 
     public UsageException(String message) {

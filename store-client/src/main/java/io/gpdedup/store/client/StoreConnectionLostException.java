@@ -5,7 +5,7 @@ package io.gpdedup.store.client;
  * silent past the read timeout, or closed by a store that is stopping. Whether those requests ran is
  * unknown; a new connection may carry them on (what {@link ClientSettings#reconnectTimeout()} allows).
  */
-public class StoreConnectionLostException extends StoreClientException {
+class StoreConnectionLostException extends StoreClientException {
     private static final long serialVersionUID = 1L;
 
     public StoreConnectionLostException(String message) {

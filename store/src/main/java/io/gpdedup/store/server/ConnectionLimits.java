@@ -9,7 +9,7 @@ import java.time.Duration;
  * limit at start, see {@link ConnectionLimiter}); {@code maxPendingLogins} caps the password
  * checks waiting or running at once.
  */
-public record ConnectionLimits(Duration loginTimeout, int maxConnections, int maxConnectionsPerAddress, int maxPendingLogins) {
+record ConnectionLimits(Duration loginTimeout, int maxConnections, int maxConnectionsPerAddress, int maxPendingLogins) {
     public static final Duration DEFAULT_LOGIN_TIMEOUT = Duration.ofSeconds(5);
     /** For {@code maxConnections} and {@code maxConnectionsPerAddress}: derive from the descriptor limit. */
     public static final int AUTO = 0;

@@ -10,7 +10,7 @@ import java.util.Objects;
  * @param maxDelay longest a delete waits for its collection while deletes keep coming
  * @param interval every unit is also collected this often; zero: not on a schedule
  */
-public record GcSchedule(Duration afterDelete, Duration maxDelay, Duration interval) {
+record GcSchedule(Duration afterDelete, Duration maxDelay, Duration interval) {
     public static final GcSchedule DEFAULT = new GcSchedule(Duration.ofSeconds(60), Duration.ofSeconds(900), Duration.ZERO);
 
     public GcSchedule {

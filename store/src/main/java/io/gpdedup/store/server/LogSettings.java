@@ -8,7 +8,7 @@ import java.nio.file.Path;
  *
  * @param file the log file, or null for stderr
  */
-public record LogSettings(Path file, long maxBytes, int files) {
+record LogSettings(Path file, long maxBytes, int files) {
     public static final long DEFAULT_MAX_BYTES = 64L << 20;
     public static final int DEFAULT_FILES = 5;
     public static final LogSettings STDERR = new LogSettings(null, DEFAULT_MAX_BYTES, DEFAULT_FILES);

@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * handler, and the protocol error handler.
  * Does not own the engine: whoever opened it closes it after {@link #stop}.
  */
-public final class StoreServer {
+final class StoreServer {
     private static final System.Logger LOG = System.getLogger(StoreServer.class.getName());
 
     private final ServerContext context;
