@@ -151,7 +151,7 @@ public record ApplianceProfile(
     }
 
     /** Total MB/s of {@code streams} equal unique streams from one session: the channel test. */
-    public double totalWriteMBps(int streams) {
+    double totalWriteMBps(int streams) {
         if (streams <= 0) {
             return 0;
         }
@@ -159,7 +159,7 @@ public record ApplianceProfile(
     }
 
     /** Appliance index time per logical MB looked up, in seconds. */
-    public double lookupCostSecondsPerMB() {
+    double lookupCostSecondsPerMB() {
         return 1.0 / lookupCapacityMBps;
     }
 
@@ -181,14 +181,14 @@ public record ApplianceProfile(
     }
 
     /** A reference duration as the live one: longer when the rates are slowed down. */
-    public Duration liveDuration(Duration reference) {
+    Duration liveDuration(Duration reference) {
         return Duration.ofNanos(Math.round(reference.toNanos() / scale));
     }
 
     // ---- loading ----
 
     /** Thrown for a profile that cannot be used; the message names the file, key and line. */
-    public static final class ProfileException extends IllegalArgumentException {
+    static final class ProfileException extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;
 
         ProfileException(String message) {

@@ -35,7 +35,7 @@ final class BackupLayout {
      * A layout with a fresh timestamp: now, or one second after the last one this process issued
      * (backups in quick succession, as in tests), skipping timestamps whose directory exists.
      */
-    public static BackupLayout newBackup(Path root) throws IOException {
+    static BackupLayout newBackup(Path root) throws IOException {
         while (true) {
             LocalDateTime now = LocalDateTime.now().withNano(0);
             LocalDateTime prev = LAST.get();
@@ -76,26 +76,26 @@ final class BackupLayout {
         return directory().resolve("gpbackup_" + timestamp + "_config.yaml");
     }
 
-    public Path metadataFile() {
+    Path metadataFile() {
         return directory().resolve("gpbackup_" + timestamp + "_metadata.sql");
     }
 
-    public Path tocFile() {
+    Path tocFile() {
         return directory().resolve("gpbackup_" + timestamp + "_toc.yaml");
     }
 
     /** The single-data-file stream's TOC: offsets of each table in the stream. */
-    public Path segmentTocFile() {
+    Path segmentTocFile() {
         return directory().resolve("gpbackup_" + CONTENT + "_" + timestamp + "_toc.yaml");
     }
 
     /** The path passed to {@code backup_data}/{@code restore_data} for one table in jobs mode. */
-    public String tableDataPath(long oid) {
+    String tableDataPath(long oid) {
         return directory().resolve("gpbackup_" + CONTENT + "_" + timestamp + "_" + oid).toString();
     }
 
     /** The path of the one stream of a single-data-file backup. */
-    public String singleDataFilePath() {
+    String singleDataFilePath() {
         return directory().resolve("gpbackup_" + CONTENT + "_" + timestamp).toString();
     }
 }

@@ -13,11 +13,11 @@ public record BackupResult(String label, String timestamp, String mode, int work
         return seconds <= 0 ? 0 : bytes / 1e6 / seconds;
     }
 
-    public BackupResult withDedup(PluginLogStats.Totals totals) {
+    BackupResult withDedup(PluginLogStats.Totals totals) {
         return new BackupResult(label, timestamp, mode, workers, tables, emptyTables, rows, bytes, seconds, deferredTables, totals);
     }
 
-    public BackupResult withLabel(String newLabel) {
+    BackupResult withLabel(String newLabel) {
         return new BackupResult(newLabel, timestamp, mode, workers, tables, emptyTables, rows, bytes, seconds, deferredTables, dedup);
     }
 }

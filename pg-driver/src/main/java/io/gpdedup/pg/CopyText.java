@@ -7,14 +7,14 @@ package io.gpdedup.pg;
  * {@code \r}.
  */
 final class CopyText {
-    public static final byte DELIMITER = '\t';
-    public static final byte ROW_END = '\n';
+    static final byte DELIMITER = '\t';
+    static final byte ROW_END = '\n';
 
     private CopyText() {
     }
 
     /** Writes {@code \N} at {@code dst[off]}; returns the offset after it. */
-    public static int writeNull(byte[] dst, int off) {
+    static int writeNull(byte[] dst, int off) {
         dst[off] = '\\';
         dst[off + 1] = 'N';
         return off + 2;

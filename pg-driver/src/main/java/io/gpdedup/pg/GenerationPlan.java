@@ -11,9 +11,9 @@ import java.util.SplittableRandom;
  * large tables 0.75-1.25x their share, small ones 0.5-1.5x, then rescaled to the total.
  */
 public record GenerationPlan(List<Table> tables) {
-    public static final double LARGE_SHARE_OF_TABLES = 0.05;
-    public static final double EMPTY_SHARE_OF_TABLES = 0.28;
-    public static final double LARGE_SHARE_OF_BYTES = 2.0 / 2.6;
+    static final double LARGE_SHARE_OF_TABLES = 0.05;
+    static final double EMPTY_SHARE_OF_TABLES = 0.28;
+    static final double LARGE_SHARE_OF_BYTES = 2.0 / 2.6;
 
     public enum Kind { LARGE, SMALL, EMPTY }
 

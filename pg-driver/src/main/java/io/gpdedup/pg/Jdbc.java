@@ -14,9 +14,9 @@ import org.postgresql.copy.CopyManager;
 /** Connections, identifier quoting and the COPY API, in one place so every class speaks the same dialect. */
 public final class Jdbc {
     /** The COPY options gpbackup uses for table data (CSV, comma): restore must use the same ones. */
-    public static final String COPY_OPTIONS = "WITH (FORMAT csv, DELIMITER ',')";
+    static final String COPY_OPTIONS = "WITH (FORMAT csv, DELIMITER ',')";
     /** SQLSTATE lock_not_available, what {@code LOCK ... NOWAIT} raises when it would have to wait. */
-    public static final String LOCK_NOT_AVAILABLE = "55P03";
+    static final String LOCK_NOT_AVAILABLE = "55P03";
 
     private static final Pattern URL = Pattern.compile("^(jdbc:postgresql://[^/?]*/)([^?]*)(.*)$");
 
@@ -33,7 +33,7 @@ public final class Jdbc {
     }
 
     /** The same URL naming another database on the same server. */
-    public static String withDatabase(String url, String database) {
+    static String withDatabase(String url, String database) {
         Matcher m = URL.matcher(url);
         if (!m.matches()) {
             throw new IllegalArgumentException("cannot find the database name in " + url + " (expected jdbc:postgresql://host:port/database)");
@@ -68,7 +68,7 @@ public final class Jdbc {
         }
     }
 
-    public static String queryString(Connection c, String sql) throws SQLException {
+    static String queryString(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
             if (!r.next()) {
                 throw new SQLException("no row from " + sql);
@@ -77,7 +77,7 @@ public final class Jdbc {
         }
     }
 
-    public static long queryLong(Connection c, String sql) throws SQLException {
+    static long queryLong(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
             if (!r.next()) {
                 throw new SQLException("no row from " + sql);

@@ -27,7 +27,7 @@ public final class TableFilter {
         return new TableFilter(patterns, List.of(), List.of(), List.of());
     }
 
-    public boolean selectsAll() {
+    boolean selectsAll() {
         return includeTables.isEmpty() && excludeTables.isEmpty() && includeSchemas.isEmpty() && excludeSchemas.isEmpty();
     }
 

@@ -67,7 +67,7 @@ public final class ByteSize {
     }
 
     /** MiB per second for {@code bytes} in {@code nanos}. */
-    public static double mibPerSecond(long bytes, long nanos) {
+    static double mibPerSecond(long bytes, long nanos) {
         if (nanos <= 0) {
             throw new IllegalArgumentException("a duration must be positive, got " + nanos + " ns");
         }

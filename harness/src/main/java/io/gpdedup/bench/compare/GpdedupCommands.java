@@ -38,7 +38,7 @@ record GpdedupCommands(List<String> store, List<String> plugin, Path java, Strin
     }
 
     /** Both main classes on {@code classPath}, run by {@code java} with default flags. */
-    public static GpdedupCommands classPath(Path java, String classPath) {
+    static GpdedupCommands classPath(Path java, String classPath) {
         // Short-lived JVMs: the flags the launchers use for a fast start.
         return new GpdedupCommands(List.of(java.toString(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath, STORE_MAIN),
                 List.of(java.toString(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "--enable-native-access=ALL-UNNAMED",

@@ -49,7 +49,7 @@ final class StreamSet {
     }
 
     /** Base length over its zstd level-3 size (one frame): how compressible the workload is. */
-    public double zstdRatio() {
+    double zstdRatio() {
         return zstdRatio;
     }
 
@@ -69,7 +69,7 @@ final class StreamSet {
      * they still have their recorded lengths; otherwise generates them there. Saves the minutes of
      * generation when tuning one tool against the same bytes.
      */
-    public static StreamSet reuseOrGenerate(Path dir, long baseBytes, long seed, int threads) throws IOException {
+    static StreamSet reuseOrGenerate(Path dir, long baseBytes, long seed, int threads) throws IOException {
         Path manifest = dir.resolve(MANIFEST);
         if (Files.isRegularFile(manifest)) {
             java.util.Properties p = new java.util.Properties();
@@ -158,7 +158,7 @@ final class StreamSet {
      * {@code count} base tables of {@code totalBytes / count} bytes each with seeds of their own,
      * so that no two share content: the streams of segments that back up at the same time.
      */
-    public static List<StreamFile> unrelated(Path dir, long totalBytes, int count, long seed, int threads) throws IOException {
+    static List<StreamFile> unrelated(Path dir, long totalBytes, int count, long seed, int threads) throws IOException {
         Files.createDirectories(dir);
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try {

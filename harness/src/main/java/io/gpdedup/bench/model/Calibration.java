@@ -30,7 +30,7 @@ import java.util.function.DoubleFunction;
  */
 final class Calibration {
     /** The fitted profile and cluster, and a table of what was fitted on which row. */
-    public record Fitted(ApplianceProfile profile, Cluster cluster, ResultTable table) {
+    record Fitted(ApplianceProfile profile, Cluster cluster, ResultTable table) {
     }
 
     /** The one row of table D an appliance parameter is fitted on. */
@@ -41,7 +41,7 @@ final class Calibration {
     /** The one restore row (table F), which the appliance's read capacity is fitted on. */
     static final int RESTORE_ROW = 18;
     /** Every row of D to F something is fitted on; the others are predictions. */
-    public static final Set<Integer> FITTED_ROWS = Set.of(APPLIANCE_ROW, FINISH_ROW, START_ROW, RESTORE_ROW);
+    static final Set<Integer> FITTED_ROWS = Set.of(APPLIANCE_ROW, FINISH_ROW, START_ROW, RESTORE_ROW);
 
     /**
      * The appliance index's capacity, logical MB/s: an assumption that it does not bind. At this
@@ -52,7 +52,7 @@ final class Calibration {
     private final List<Run> published;
 
     /** Fits against the published figures. */
-    public Calibration() {
+    Calibration() {
         this(Published.RUNS);
     }
 
@@ -71,7 +71,7 @@ final class Calibration {
      * at the write capacity until {@link #fit} fits it on table F. The request and file timings stay
      * as in {@code base}.
      */
-    public static Fitted fromTablesAToC(ApplianceProfile base) {
+    static Fitted fromTablesAToC(ApplianceProfile base) {
         double a1 = Published.A_MBPS[0];
         double a5 = Published.A_MBPS[1];
         double a20 = Published.A_MBPS[3];

@@ -42,19 +42,19 @@ public record Cluster(int hosts, int segmentsPerHost, double csvInflation, doubl
         return hosts * segmentsPerHost;
     }
 
-    public Cluster withSegmentsPerHost(int n) {
+    Cluster withSegmentsPerHost(int n) {
         return new Cluster(hosts, n, csvInflation, csvCompression, copyStartSeconds, tableFinishSeconds);
     }
 
-    public Cluster withCsvCompression(double v) {
+    Cluster withCsvCompression(double v) {
         return new Cluster(hosts, segmentsPerHost, csvInflation, v, copyStartSeconds, tableFinishSeconds);
     }
 
-    public Cluster withCopyStartSeconds(double v) {
+    Cluster withCopyStartSeconds(double v) {
         return new Cluster(hosts, segmentsPerHost, csvInflation, csvCompression, v, tableFinishSeconds);
     }
 
-    public Cluster withTableFinishSeconds(double v) {
+    Cluster withTableFinishSeconds(double v) {
         return new Cluster(hosts, segmentsPerHost, csvInflation, csvCompression, copyStartSeconds, v);
     }
 }

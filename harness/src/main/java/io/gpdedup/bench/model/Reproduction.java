@@ -18,7 +18,7 @@ final class Reproduction {
      * One compared cell; {@code fitted} when a parameter is fitted on it, which keeps it out of the
      * validation error (it matches by construction).
      */
-    public record Cell(String table, String what, double ours, double published, boolean fitted) {
+    record Cell(String table, String what, double ours, double published, boolean fitted) {
         Cell(String table, String what, double ours, double published) {
             this(table, what, ours, published, false);
         }
@@ -41,7 +41,7 @@ final class Reproduction {
     private StreamModel.Result bTen;
     private final Map<Integer, StreamModel.Result> cRuns = new LinkedHashMap<>();
 
-    public Reproduction(ApplianceProfile profile, Cluster cluster, TableMix mix) {
+    Reproduction(ApplianceProfile profile, Cluster cluster, TableMix mix) {
         this.profile = profile;
         this.cluster = cluster;
         this.mix = mix;
@@ -136,17 +136,17 @@ final class Reproduction {
     }
 
     /** Table B with 10 threads: its per-second timeline. */
-    public StreamModel.Result tenThreads() {
+    StreamModel.Result tenThreads() {
         return bTen;
     }
 
     /** Table C per host count. */
-    public Map<Integer, StreamModel.Result> hostRuns() {
+    Map<Integer, StreamModel.Result> hostRuns() {
         return cRuns;
     }
 
     /** The largest |error| in % over the predicted (not fitted) cells of the given tables ("ABC", "DEF"). */
-    public double worstError(String whichTables) {
+    double worstError(String whichTables) {
         return predicted(whichTables).mapToDouble(c -> Math.abs(c.errorPercent())).max().orElse(0);
     }
 

@@ -23,10 +23,10 @@ final class WhatIf {
      * end of each table, the COPY start the queue or the workers do not hide, the cluster's table
      * finish; what is left is moving the data.
      */
-    public static final List<String> COSTS = List.of("file create/close", "table-end reply wait", "COPY start", "table finish", "data");
+    static final List<String> COSTS = List.of("file create/close", "table-end reply wait", "COPY start", "table finish", "data");
 
     /** One predicted run (and a short label for charts), with its minutes per cost of {@link #COSTS}, which add up to its own. */
-    public record Prediction(String run, String label, Scenario scenario, BackupModel.Result result, double[] minutesByCost) {
+    record Prediction(String run, String label, Scenario scenario, BackupModel.Result result, double[] minutesByCost) {
     }
 
     private final ApplianceProfile profile;
@@ -35,7 +35,7 @@ final class WhatIf {
     private final int jobs;
     private final int copyQueue;
 
-    public WhatIf(ApplianceProfile profile, Cluster cluster, TableMix mix, int jobs, int copyQueue) {
+    WhatIf(ApplianceProfile profile, Cluster cluster, TableMix mix, int jobs, int copyQueue) {
         if (jobs < 1 || copyQueue < 1) {
             throw new IllegalArgumentException("--jobs and --copy-queue-size must be at least 1");
         }
@@ -117,7 +117,7 @@ final class WhatIf {
     }
 
     /** Where each run's minutes go, cost by cost. */
-    public static ResultTable breakdown(List<Prediction> predictions) {
+    static ResultTable breakdown(List<Prediction> predictions) {
         List<String> cols = new ArrayList<>(List.of("run"));
         cols.addAll(COSTS);
         cols.add("total");

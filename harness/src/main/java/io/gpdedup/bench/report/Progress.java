@@ -43,7 +43,7 @@ public final class Progress implements AutoCloseable {
         }
     }
 
-    public void stepTo(long n) {
+    void stepTo(long n) {
         if (bar != null) {
             bar.stepTo(n);
         }

@@ -88,7 +88,7 @@ public final class ResultTable {
     }
 
     /** The table as GitHub Markdown (title as a bold line above it). */
-    public String toMarkdown() {
+    String toMarkdown() {
         StringBuilder sb = new StringBuilder();
         if (title != null && !title.isEmpty()) {
             sb.append("**").append(title).append("**\n\n");

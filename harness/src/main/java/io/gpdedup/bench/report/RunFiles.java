@@ -69,7 +69,7 @@ public final class RunFiles {
     }
 
     /** The table as the JSON form {@link #json} writes. */
-    public static Map<String, Object> tableAsMap(ResultTable t) {
+    static Map<String, Object> tableAsMap(ResultTable t) {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (List<Object> r : t.rows()) {
             Map<String, Object> m = new LinkedHashMap<>();

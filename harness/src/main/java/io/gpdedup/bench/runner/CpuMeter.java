@@ -39,7 +39,7 @@ final class CpuMeter {
     }
 
     /** Busy share of all CPUs since the start, 0..1; NaN where /proc/stat is not available. */
-    public double machineBusy() {
+    double machineBusy() {
         long[] now = machine();
         if (machineStart == null || now == null) {
             return Double.NaN;
@@ -53,7 +53,7 @@ final class CpuMeter {
      * Share of all CPUs the measured processes used since the start, 0..1, plus
      * {@code extraCpuSeconds} (e.g. what child processes reported of themselves).
      */
-    public double ourBusy(double extraCpuSeconds) {
+    double ourBusy(double extraCpuSeconds) {
         double wall = (System.nanoTime() - wallStart) / 1e9;
         double used = processSeconds(pids) - processStart + extraCpuSeconds;
         return wall <= 0 ? Double.NaN : used / (wall * CPUS);
@@ -69,7 +69,7 @@ final class CpuMeter {
     }
 
     /** CPU seconds of one process and its reaped children; 0 when unreadable. */
-    public static double processSeconds(long pid) {
+    static double processSeconds(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
             // Fields after the command name, which is in parentheses and may hold blanks.

@@ -75,7 +75,7 @@ final class GpbackupSim implements AutoCloseable {
         return t;
     });
 
-    public GpbackupSim(LiveSession session, Settings settings, List<Table> tables) throws IOException {
+    GpbackupSim(LiveSession session, Settings settings, List<Table> tables) throws IOException {
         this.session = session;
         this.settings = settings;
         this.tables = List.copyOf(tables);
@@ -101,7 +101,7 @@ final class GpbackupSim implements AutoCloseable {
     }
 
     /** Live bytes the backup streams carry in all. */
-    public long liveStreamBytes() {
+    long liveStreamBytes() {
         return tables.stream().mapToLong(this::segmentBytes).sum() * settings.segments();
     }
 
@@ -279,7 +279,7 @@ final class GpbackupSim implements AutoCloseable {
      * A filtered restore (single-data-file only): every {@code every}-th table that has data,
      * fetched with {@code restore_data_subset} and the offsets from the TOC, checked byte for byte.
      */
-    public Phase restoreSubset(int every, Progress progress) throws IOException, InterruptedException {
+    Phase restoreSubset(int every, Progress progress) throws IOException, InterruptedException {
         List<Table> chosen = new ArrayList<>();
         for (int i = 0; i < tables.size(); i++) {
             if (tables.get(i).bytes() > 0 && i % every == 0) {

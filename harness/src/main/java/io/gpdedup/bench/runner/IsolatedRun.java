@@ -31,7 +31,7 @@ final class IsolatedRun {
     }
 
     /** Table B's tail: the rate of the last files once the others have finished. */
-    public record Tail(int files, int left, double ours, double published, double model, double fairShare) {
+    record Tail(int files, int left, double ours, double published, double model, double fairShare) {
     }
 
     private IsolatedRun() {
@@ -120,7 +120,7 @@ final class IsolatedRun {
         return new Tail(files, left, ours, Published.B_TWO_LEFT_MBPS, model, left * s.profile().pluginStreamCapMBps(files));
     }
 
-    public static ResultTable tailTable(Tail t) {
+    static ResultTable tailTable(Tail t) {
         ResultTable table = new ResultTable("B. Tail (live): " + t.left() + " of " + t.files() + " files left, reference MB/s at the store",
                 "files left", "ours MB/s", "published MB/s", "error %", "model MB/s", t.left() + " x plugin stream cap");
         table.add(t.left(), t.ours(), t.published(), error(t.ours(), t.published()), t.model(), t.fairShare());

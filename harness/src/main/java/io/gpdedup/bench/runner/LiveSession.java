@@ -74,7 +74,7 @@ final class LiveSession implements AutoCloseable {
     }
 
     /** A number no earlier run of this session (or a recent other one) used: seeds and object names. */
-    public synchronized long nextRun() {
+    synchronized long nextRun() {
         return nextRun++;
     }
 

@@ -185,7 +185,7 @@ final class LiveStore implements AutoCloseable {
     }
 
     /** One series of the store's Prometheus endpoint (sum over its labels); 0 when absent. */
-    public double metric(String name) {
+    double metric(String name) {
         String text;
         try {
             HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
@@ -208,7 +208,7 @@ final class LiveStore implements AutoCloseable {
     }
 
     /** Waits until the store has {@code n} backup streams open (every plugin call started), at most {@code timeout}. */
-    public boolean awaitLeases(int n, Duration timeout) throws InterruptedException {
+    boolean awaitLeases(int n, Duration timeout) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < end) {
             if (metric("gpdedup_store_leases_active") >= n) {

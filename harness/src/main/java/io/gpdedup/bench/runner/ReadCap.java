@@ -12,7 +12,7 @@ final class ReadCap {
     private final double bytesPerSecond;
     private long nextFreeNanos;
 
-    public ReadCap(double bytesPerSecond) {
+    ReadCap(double bytesPerSecond) {
         if (bytesPerSecond < 0) {
             throw new IllegalArgumentException("read cap must not be negative");
         }
@@ -20,7 +20,7 @@ final class ReadCap {
         this.nextFreeNanos = System.nanoTime();
     }
 
-    public double bytesPerSecond() {
+    double bytesPerSecond() {
         return bytesPerSecond;
     }
 

@@ -12,7 +12,7 @@ import java.util.List;
  */
 final class ShapeChecks {
     /** Tolerance of a live figure against the published one once scaled back. */
-    public static final double CELL_TOLERANCE = 0.20;
+    static final double CELL_TOLERANCE = 0.20;
 
     private record Check(String what, boolean passed, String detail) {
     }
@@ -20,7 +20,7 @@ final class ShapeChecks {
     private final String title;
     private final List<Check> checks = new ArrayList<>();
 
-    public ShapeChecks(String title) {
+    ShapeChecks(String title) {
         this.title = title;
     }
 
@@ -29,7 +29,7 @@ final class ShapeChecks {
     }
 
     /** {@code a} beats {@code b} (both MB/s). */
-    public void greater(String what, double a, double b) {
+    void greater(String what, double a, double b) {
         check(what, a > b, String.format(java.util.Locale.ROOT, "%.0f vs %.0f MB/s", a, b));
     }
 

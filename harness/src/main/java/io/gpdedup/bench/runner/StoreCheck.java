@@ -55,7 +55,7 @@ final class StoreCheck implements AutoCloseable {
     }
 
     /** Many small objects written in parallel: files per second, and milliseconds per file in a thread. */
-    public record FileRate(int threads, int files, double filesPerSecond, double millisPerFile) {
+    record FileRate(int threads, int files, double filesPerSecond, double millisPerFile) {
     }
 
     private final ClientSettings settings;
@@ -67,7 +67,7 @@ final class StoreCheck implements AutoCloseable {
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong deleted = new AtomicLong();
 
-    public StoreCheck(ClientSettings settings) {
+    StoreCheck(ClientSettings settings) {
         this.settings = settings;
         byte[] id = new byte[4];
         new SecureRandom().nextBytes(id);
@@ -93,7 +93,7 @@ final class StoreCheck implements AutoCloseable {
     }
 
     /** {@link #run} for each thread count in turn, telling {@code progress} which. */
-    public List<Row> runAll(int[] threads, long bytesPerThread, boolean repeat, Progress progress) throws InterruptedException {
+    List<Row> runAll(int[] threads, long bytesPerThread, boolean repeat, Progress progress) throws InterruptedException {
         List<Row> rows = new ArrayList<>();
         for (int n : threads) {
             progress.message(n + " threads");
@@ -165,7 +165,7 @@ final class StoreCheck implements AutoCloseable {
     }
 
     /** What the check wrote and deleted, in one line. */
-    public String deletedLine() {
+    String deletedLine() {
         return String.format(Locale.ROOT, "deleted the %d objects (%s) it wrote under %s in unit %s; the store frees their "
                 + "chunks by itself after its quiet time following deletes (gc-after-delete-seconds)", deleted.get(), ByteSize.binary(bytes.get()), prefix, settings.unit());
     }

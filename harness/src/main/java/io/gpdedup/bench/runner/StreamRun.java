@@ -20,7 +20,7 @@ record StreamRun(String group, long startMs, List<Stream> streams) {
         return streams.stream().mapToLong(Stream::bytes).sum();
     }
 
-    public long endMs() {
+    long endMs() {
         return streams.stream().mapToLong(Stream::endMs).max().orElse(startMs);
     }
 
@@ -29,12 +29,12 @@ record StreamRun(String group, long startMs, List<Stream> streams) {
     }
 
     /** Bytes per second of the whole run: all bytes over the time until the last stream ended. */
-    public double bytesPerSecond() {
+    double bytesPerSecond() {
         return bytes() / seconds();
     }
 
     /** Bytes per second of the streams of group {@code g} over the time until their last one ended. */
-    public double bytesPerSecond(int g) {
+    double bytesPerSecond(int g) {
         long bytes = 0;
         long end = startMs;
         for (Stream s : streams) {

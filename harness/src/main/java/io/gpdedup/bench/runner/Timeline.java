@@ -11,7 +11,7 @@ final class Timeline {
     private long[] buckets = new long[64];
     private int used;
 
-    public Timeline(long startMs, int bucketMs) {
+    Timeline(long startMs, int bucketMs) {
         if (bucketMs < 1) {
             throw new IllegalArgumentException("bucket must be at least 1 ms");
         }
@@ -19,11 +19,11 @@ final class Timeline {
         this.bucketMs = bucketMs;
     }
 
-    public long startMs() {
+    long startMs() {
         return startMs;
     }
 
-    public int bucketMs() {
+    int bucketMs() {
         return bucketMs;
     }
 
@@ -42,7 +42,7 @@ final class Timeline {
     }
 
     /** Bytes per second in buckets of {@code widthMs} (a multiple of this timeline's bucket). */
-    public synchronized double[] ratePerSecond(int widthMs) {
+    synchronized double[] ratePerSecond(int widthMs) {
         if (widthMs % bucketMs != 0) {
             throw new IllegalArgumentException(widthMs + " ms is not a multiple of the bucket " + bucketMs + " ms");
         }

@@ -14,7 +14,7 @@ final class UniqueData {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private final SplittableRandom random;
 
-    public UniqueData(long seed) {
+    UniqueData(long seed) {
         this.random = new SplittableRandom(seed);
     }
 

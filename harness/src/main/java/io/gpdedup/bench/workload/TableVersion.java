@@ -56,7 +56,7 @@ public final class TableVersion {
         return runs;
     }
 
-    public long rowCount() {
+    long rowCount() {
         return rowCount;
     }
 

@@ -20,7 +20,7 @@ public record BackupTimestamp(String value) {
     }
 
     /** The {@code YYYYMMDD} directory gpbackup files this timestamp under. */
-    public String dateDirectory() {
+    String dateDirectory() {
         return value.substring(0, 8);
     }
 

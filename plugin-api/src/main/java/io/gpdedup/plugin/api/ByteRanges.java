@@ -17,8 +17,8 @@ import java.util.Arrays;
  */
 public final class ByteRanges {
     /** Bound on the offsets file so a hostile or broken file cannot exhaust memory. */
-    public static final int MAX_FILE_BYTES = 64 << 20;
-    public static final int MAX_RANGES = 2_000_000;
+    static final int MAX_FILE_BYTES = 64 << 20;
+    static final int MAX_RANGES = 2_000_000;
 
     private final long[] bounds;
 
@@ -131,7 +131,7 @@ public final class ByteRanges {
     }
 
     /** Rejects ranges that reach past an object of {@code length} bytes, before anything is written. */
-    public void requireWithin(long length) {
+    void requireWithin(long length) {
         long last = 0;
         for (int i = 0; i < count(); i++) {
             if (end(i) > start(i)) {

@@ -19,7 +19,7 @@ public final class ClosedStdio {
     }
 
     /** Whether system property {@value #PROPERTY} names {@code stream}. */
-    public static boolean closedAtStart(String stream) {
+    static boolean closedAtStart(String stream) {
         String v = System.getProperty(PROPERTY, "");
         return Arrays.asList(v.split(",")).contains(stream);
     }

@@ -21,7 +21,7 @@ import java.util.function.Function;
  * serves a plugin process and a long-running host agent.
  */
 public final class CommandDispatcher {
-    public static final String API_VERSION = "0.5.0";
+    static final String API_VERSION = "0.5.0";
 
     private final PluginDefinition plugin;
 

@@ -35,7 +35,7 @@ public final class CommitGate {
     }
 
     /** For a plugin process: commits become undoable and a signal undoes them. Call once, from main. */
-    public static void installForProcess() {
+    static void installForProcess() {
         LOCK.writeLock().lock();
         try {
             processMode = true;

@@ -8,7 +8,7 @@ public record Hook(Kind kind, Path localBackupDirectory, HookScope scope, Option
     public enum Kind { SETUP_FOR_BACKUP, SETUP_FOR_RESTORE, CLEANUP_FOR_BACKUP, CLEANUP_FOR_RESTORE }
 
     /** Content ids arrive as {@code "-1"} with literal quote characters, or bare; both are accepted. */
-    public static OptionalInt parseContentId(String raw) {
+    static OptionalInt parseContentId(String raw) {
         String s = raw;
         if (s.length() >= 2 && s.startsWith("\"") && s.endsWith("\"")) {
             s = s.substring(1, s.length() - 1);

@@ -27,7 +27,7 @@ public final class PluginLog {
     private FileChannel channel;
     private boolean broken;
 
-    public PluginLog(String program, Path directory) {
+    PluginLog(String program, Path directory) {
         this.program = program;
         this.directory = directory;
         this.prefix = program + ":" + System.getProperty("user.name", "?") + ":" + hostName() + ":"
@@ -35,11 +35,11 @@ public final class PluginLog {
     }
 
     /** The default directory: {@code ~/gpAdminLogs} of the user running the plugin. */
-    public static Path defaultDirectory() {
+    static Path defaultDirectory() {
         return Paths.get(System.getProperty("user.home", "/tmp"), "gpAdminLogs");
     }
 
-    public static PluginLog forOptions(String program, PluginOptions options) {
+    static PluginLog forOptions(String program, PluginOptions options) {
         return new PluginLog(program, options.get(PluginOptions.LOG_DIRECTORY).map(Paths::get).orElseGet(PluginLog::defaultDirectory));
     }
 

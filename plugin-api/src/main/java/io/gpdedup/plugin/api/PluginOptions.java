@@ -14,8 +14,8 @@ import java.util.Set;
 public final class PluginOptions {
     /** Accepted for every plugin: gpbackup injects the first two; the third is ours (plugin-api logging). */
     public static final String PGPORT = "pgport";
-    public static final String BACKUP_PLUGIN_VERSION = "backup_plugin_version";
-    public static final String LOG_DIRECTORY = "log_directory";
+    static final String BACKUP_PLUGIN_VERSION = "backup_plugin_version";
+    static final String LOG_DIRECTORY = "log_directory";
 
     private static final OptionSpec LOG_DIRECTORY_SPEC = OptionSpec.optional(LOG_DIRECTORY, OptionSpec.Type.ABSOLUTE_PATH, null,
             "directory for the plugin log (default ~/gpAdminLogs)");

@@ -4,7 +4,7 @@ package io.gpdedup.plugin.api;
 final class UsageException extends PluginException {
     private static final long serialVersionUID = 1L;
 
-    public UsageException(String message) {
+    UsageException(String message) {
         super(message);
     }
 }

@@ -31,7 +31,7 @@ public final class ChunkStream implements Closeable {
     private int chunkLength;
     private boolean closed;
 
-    public ChunkStream(InputStream in, Chunker chunker) {
+    ChunkStream(InputStream in, Chunker chunker) {
         this.in = Objects.requireNonNull(in, "in");
         this.chunker = Objects.requireNonNull(chunker, "chunker");
         this.max = chunker.params().maxSize();
@@ -100,7 +100,7 @@ public final class ChunkStream implements Closeable {
     }
 
     /** Offset of the current chunk's first byte in the whole input stream. */
-    public long streamOffset() {
+    long streamOffset() {
         return posStreamOffset;
     }
 

@@ -8,10 +8,10 @@ package io.gpdedup.dedup.chunk;
  * {@value #MIN_MIN} &le; {@code min} &lt; {@code avg} &lt; {@code max} &le; {@value #MAX_MAX}.
  */
 public record ChunkerParams(int minSize, int avgSize, int maxSize) {
-    public static final int MIN_MIN = 64;
-    public static final int MIN_AVG = 256;
-    public static final int MAX_AVG = 16 << 20;
-    public static final int MAX_MAX = 64 << 20;
+    static final int MIN_MIN = 64;
+    static final int MIN_AVG = 256;
+    static final int MAX_AVG = 16 << 20;
+    static final int MAX_MAX = 64 << 20;
 
     /** The default for new storage units; see docs/chunking.md for the study behind it. */
     public static final ChunkerParams DEFAULT = ofAverage(64 << 10);

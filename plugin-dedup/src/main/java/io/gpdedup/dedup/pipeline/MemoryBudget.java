@@ -43,7 +43,7 @@ public final class MemoryBudget {
     private int streams;
     private long sharedUsed;
 
-    public MemoryBudget(long streamsArea, long sharedArea, Duration admissionWait) {
+    MemoryBudget(long streamsArea, long sharedArea, Duration admissionWait) {
         if (streamsArea <= 0 || sharedArea < 0) {
             throw new IllegalArgumentException("areas must be positive");
         }

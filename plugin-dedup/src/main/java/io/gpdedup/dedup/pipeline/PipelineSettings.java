@@ -14,9 +14,9 @@ import java.util.concurrent.Executor;
  * @param workers the pool that fingerprints, compresses and decodes (shared by concurrent streams)
  */
 public record PipelineSettings(ChunkerParams chunking, ChunkCodec codec, int batchBytes, MemoryBudget budget, Executor workers) {
-    public static final int DEFAULT_BATCH_BYTES = 4 << 20;
+    static final int DEFAULT_BATCH_BYTES = 4 << 20;
     /** A stream's own batch: small, so that many streams fit, yet each always moves on. */
-    public static final int OWN_BATCH_BYTES = 1 << 20;
+    static final int OWN_BATCH_BYTES = 1 << 20;
     /**
      * Heap a batch of chunk bytes may occupy at its peak: backup holds the chunks, their compressed
      * copies and the upload frame; restore the reply frame, the stored payloads and the decoded chunks.
@@ -34,7 +34,7 @@ public record PipelineSettings(ChunkerParams chunking, ChunkCodec codec, int bat
     }
 
     /** Chunk bytes in a stream's own batch: at least one chunk of max size. */
-    public int ownBatchBytes() {
+    int ownBatchBytes() {
         return Math.max(Math.min(OWN_BATCH_BYTES, batchBytes), chunking.maxSize());
     }
 

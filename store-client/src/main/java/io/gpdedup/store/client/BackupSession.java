@@ -66,7 +66,7 @@ public final class BackupSession implements AutoCloseable {
     }
 
     /** The id of the current lease (a new one after the connection was replaced); -1 while it is being replaced. */
-    public long leaseId() {
+    long leaseId() {
         synchronized (lock) {
             return lease == null ? -1 : lease.id();
         }

@@ -8,7 +8,7 @@ public final class ReplicationException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final boolean permanent;
 
-    public ReplicationException(String message, boolean permanent) {
+    ReplicationException(String message, boolean permanent) {
         super(message);
         this.permanent = permanent;
     }

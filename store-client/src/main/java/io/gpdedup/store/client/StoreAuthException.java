@@ -4,7 +4,7 @@ package io.gpdedup.store.client;
 public class StoreAuthException extends StoreClientException {
     private static final long serialVersionUID = 1L;
 
-    public StoreAuthException(String message) {
+    StoreAuthException(String message) {
         super(message);
     }
 }

@@ -216,7 +216,7 @@ public final class StoreClient implements AutoCloseable {
     }
 
     /** The keep-alive interval of the current connection. */
-    public Duration keepAliveInterval() {
+    Duration keepAliveInterval() {
         return connection.keepAliveInterval();
     }
 
@@ -228,7 +228,7 @@ public final class StoreClient implements AutoCloseable {
     }
 
     /** The protocol version agreed in the handshake. */
-    public int protocolVersion() {
+    int protocolVersion() {
         return connection.version();
     }
 

@@ -4,11 +4,11 @@ package io.gpdedup.store.client;
 public class StoreClientException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    public StoreClientException(String message) {
+    StoreClientException(String message) {
         super(message);
     }
 
-    public StoreClientException(String message, Throwable cause) {
+    StoreClientException(String message, Throwable cause) {
         super(message, cause);
     }
 }

@@ -6,12 +6,12 @@ public class StoreConnectException extends StoreClientException {
 
     private final boolean lasting;
 
-    public StoreConnectException(String message, Throwable cause) {
+    StoreConnectException(String message, Throwable cause) {
         this(message, cause, false);
     }
 
     /** {@code lasting}: trying again cannot help (a refused certificate), so no reconnect waits for it. */
-    public StoreConnectException(String message, Throwable cause, boolean lasting) {
+    StoreConnectException(String message, Throwable cause, boolean lasting) {
         super(message, cause);
         this.lasting = lasting;
     }

@@ -8,11 +8,11 @@ package io.gpdedup.store.client;
 class StoreConnectionLostException extends StoreClientException {
     private static final long serialVersionUID = 1L;
 
-    public StoreConnectionLostException(String message) {
+    StoreConnectionLostException(String message) {
         super(message);
     }
 
-    public StoreConnectionLostException(String message, Throwable cause) {
+    StoreConnectionLostException(String message, Throwable cause) {
         super(message, cause);
     }
 }

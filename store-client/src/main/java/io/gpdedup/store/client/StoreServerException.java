@@ -8,7 +8,7 @@ public class StoreServerException extends StoreClientException {
 
     private final ErrorCode code;
 
-    public StoreServerException(ErrorCode code, String message) {
+    StoreServerException(ErrorCode code, String message) {
         super(message);
         this.code = code;
     }

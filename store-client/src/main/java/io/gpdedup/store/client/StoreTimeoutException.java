@@ -4,7 +4,7 @@ package io.gpdedup.store.client;
 public class StoreTimeoutException extends StoreConnectionLostException {
     private static final long serialVersionUID = 1L;
 
-    public StoreTimeoutException(String message) {
+    StoreTimeoutException(String message) {
         super(message);
     }
 }

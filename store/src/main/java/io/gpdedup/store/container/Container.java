@@ -103,7 +103,7 @@ public final class Container implements Closeable {
      * Whether a file too short to hold a record after any header is a version 1 container with
      * only its header: anything else that short is a creation cut off by a crash.
      */
-    public static boolean isEmptyV1(byte[] file, int id) {
+    static boolean isEmptyV1(byte[] file, int id) {
         return file.length == V1_HEADER_BYTES && isV1Header(file, id);
     }
 

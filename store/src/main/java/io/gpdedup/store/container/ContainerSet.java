@@ -135,7 +135,7 @@ public final class ContainerSet implements Closeable {
     }
 
     /** The id of the container taking appends, or 0 if the next append starts a new one. */
-    public int activeId() {
+    int activeId() {
         return active == null ? 0 : active.id();
     }
 

@@ -4,7 +4,7 @@ package io.gpdedup.store.container;
 public final class CorruptRecordException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    public CorruptRecordException(String message) {
+    CorruptRecordException(String message) {
         super(message);
     }
 }

@@ -4,7 +4,7 @@ package io.gpdedup.store.container;
 public final class DiskFullException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    public DiskFullException(String message) {
+    DiskFullException(String message) {
         super(message);
     }
 }

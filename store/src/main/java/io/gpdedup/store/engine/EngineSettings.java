@@ -16,9 +16,9 @@ import java.time.Duration;
  */
 public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVerification verifyOnPut, int maxChunkBytes, double gcLiveRatio,
         long diskReserveBytes, Duration reconnectGrace) {
-    public static final long DEFAULT_CONTAINER_SIZE = 64L << 20;
-    public static final int DEFAULT_MAX_CHUNK = 16 << 20;
-    public static final double DEFAULT_GC_LIVE_RATIO = 0.5;
+    static final long DEFAULT_CONTAINER_SIZE = 64L << 20;
+    static final int DEFAULT_MAX_CHUNK = 16 << 20;
+    static final double DEFAULT_GC_LIVE_RATIO = 0.5;
     /** Room for garbage collection to copy a full batch (one default container) and for recipes and an index snapshot. */
     public static final long DEFAULT_DISK_RESERVE = 256L << 20;
 
@@ -54,7 +54,7 @@ public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVer
                 Duration.ZERO);
     }
 
-    public EngineSettings withContainerSizeBytes(long v) {
+    EngineSettings withContainerSizeBytes(long v) {
         return new EngineSettings(v, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace);
     }
 
@@ -66,11 +66,11 @@ public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVer
         return new EngineSettings(containerSizeBytes, capacityBytes, v, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace);
     }
 
-    public EngineSettings withMaxChunkBytes(int v) {
+    EngineSettings withMaxChunkBytes(int v) {
         return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, v, gcLiveRatio, diskReserveBytes, reconnectGrace);
     }
 
-    public EngineSettings withGcLiveRatio(double v) {
+    EngineSettings withGcLiveRatio(double v) {
         return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, v, diskReserveBytes, reconnectGrace);
     }
 

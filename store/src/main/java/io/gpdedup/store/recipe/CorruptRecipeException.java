@@ -4,7 +4,7 @@ package io.gpdedup.store.recipe;
 public final class CorruptRecipeException extends Exception {
     private static final long serialVersionUID = 1L;
 
-    public CorruptRecipeException(String message) {
+    CorruptRecipeException(String message) {
         super(message);
     }
 }

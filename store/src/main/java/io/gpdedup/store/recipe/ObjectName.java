@@ -63,7 +63,7 @@ public final class ObjectName {
     }
 
     /** The object name a recipe file name encodes, or null for hashed or foreign names. */
-    public static String nameOf(String fileName) {
+    static String nameOf(String fileName) {
         if (!fileName.endsWith(SUFFIX) || fileName.startsWith("~")) {
             return null;
         }

@@ -10,10 +10,10 @@ import java.time.Duration;
  * checks waiting or running at once.
  */
 record ConnectionLimits(Duration loginTimeout, int maxConnections, int maxConnectionsPerAddress, int maxPendingLogins) {
-    public static final Duration DEFAULT_LOGIN_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration DEFAULT_LOGIN_TIMEOUT = Duration.ofSeconds(5);
     /** For {@code maxConnections} and {@code maxConnectionsPerAddress}: derive from the descriptor limit. */
     public static final int AUTO = 0;
-    public static final int DEFAULT_MAX_PENDING_LOGINS = 256;
+    static final int DEFAULT_MAX_PENDING_LOGINS = 256;
 
     public ConnectionLimits {
         if (loginTimeout.isNegative() || loginTimeout.isZero()) {

@@ -9,8 +9,8 @@ import java.nio.file.Path;
  * @param file the log file, or null for stderr
  */
 record LogSettings(Path file, long maxBytes, int files) {
-    public static final long DEFAULT_MAX_BYTES = 64L << 20;
-    public static final int DEFAULT_FILES = 5;
+    static final long DEFAULT_MAX_BYTES = 64L << 20;
+    static final int DEFAULT_FILES = 5;
     public static final LogSettings STDERR = new LogSettings(null, DEFAULT_MAX_BYTES, DEFAULT_FILES);
 
     public LogSettings {
@@ -22,7 +22,7 @@ record LogSettings(Path file, long maxBytes, int files) {
         }
     }
 
-    public LogSettings withFile(Path newFile) {
+    LogSettings withFile(Path newFile) {
         return new LogSettings(newFile, maxBytes, files);
     }
 

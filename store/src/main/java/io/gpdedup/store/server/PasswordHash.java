@@ -12,7 +12,7 @@ import javax.crypto.spec.PBEKeySpec;
  * {@code pbkdf2-sha256$<iterations>$<base64 salt>$<base64 hash>} (base64 without padding).
  */
 public final class PasswordHash {
-    public static final String SCHEME = "pbkdf2-sha256";
+    static final String SCHEME = "pbkdf2-sha256";
     public static final int DEFAULT_ITERATIONS = 210_000;
     private static final int SALT_BYTES = 16;
     private static final int HASH_BYTES = 32;

@@ -52,18 +52,18 @@ public record StoreConfig(
         GcSchedule gc,
         LogSettings log) {
 
-    public static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
+    static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
     public static final int DEFAULT_PORT = 7411;
-    public static final int DEFAULT_METRICS_PORT = 7412;
-    public static final int METRICS_OFF = -1;
-    public static final int DEFAULT_MAX_BATCH = 65_536;
+    static final int DEFAULT_METRICS_PORT = 7412;
+    static final int METRICS_OFF = -1;
+    static final int DEFAULT_MAX_BATCH = 65_536;
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(600);
-    public static final int DEFAULT_ENGINE_THREADS = 8;
-    public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(60);
+    static final int DEFAULT_ENGINE_THREADS = 8;
+    static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(60);
     /** Longer than the dedup plugin's default reconnect timeout (300 s). */
-    public static final Duration DEFAULT_RECONNECT_GRACE = Duration.ofSeconds(600);
+    static final Duration DEFAULT_RECONNECT_GRACE = Duration.ofSeconds(600);
     /** The smallest max frame that still carries a PUT of a 1 MiB chunk with room to spare. */
-    public static final int MIN_MAX_FRAME_BYTES = 64 * 1024;
+    static final int MIN_MAX_FRAME_BYTES = 64 * 1024;
 
     public StoreConfig {
         if (port < 0 || port > 65535) {
@@ -109,7 +109,7 @@ public record StoreConfig(
     }
 
     /** Without TLS and without a capacity limit. */
-    public StoreConfig(String listenAddress, int port, Path dataDir, int metricsPort, int maxFrameBytes, int maxBatch,
+    StoreConfig(String listenAddress, int port, Path dataDir, int metricsPort, int maxFrameBytes, int maxBatch,
             Duration idleTimeout, int engineThreads, Duration shutdownGrace, Map<String, Map<String, PasswordHash>> units) {
         this(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units,
                 null, 0, PutVerification.SAMPLE, ReplicationSettings.DEFAULT, ConnectionLimits.defaults(),
@@ -126,11 +126,11 @@ public record StoreConfig(
         return new StoreConfig(listenAddress, newPort, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
-    public StoreConfig withDataDir(Path newDataDir) {
+    StoreConfig withDataDir(Path newDataDir) {
         return new StoreConfig(listenAddress, port, newDataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
-    public StoreConfig withMetricsPort(int newMetricsPort) {
+    StoreConfig withMetricsPort(int newMetricsPort) {
         return new StoreConfig(listenAddress, port, dataDir, newMetricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
@@ -146,15 +146,15 @@ public record StoreConfig(
         return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, newTls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
-    public StoreConfig withUnitCapacity(long bytes) {
+    StoreConfig withUnitCapacity(long bytes) {
         return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, bytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
-    public StoreConfig withConnectionLimits(ConnectionLimits limits) {
+    StoreConfig withConnectionLimits(ConnectionLimits limits) {
         return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, limits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
-    public StoreConfig withDiskReserve(long bytes) {
+    StoreConfig withDiskReserve(long bytes) {
         return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, bytes, reconnectGrace, storage, gc, log);
     }
 
@@ -166,11 +166,11 @@ public record StoreConfig(
         return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, newReplication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, log);
     }
 
-    public StoreConfig withGc(GcSchedule newGc) {
+    StoreConfig withGc(GcSchedule newGc) {
         return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, newGc, log);
     }
 
-    public StoreConfig withLog(LogSettings newLog) {
+    StoreConfig withLog(LogSettings newLog) {
         return new StoreConfig(listenAddress, port, dataDir, metricsPort, maxFrameBytes, maxBatch, idleTimeout, engineThreads, shutdownGrace, units, tls, unitCapacityBytes, verifyOnPut, replication, connectionLimits, diskReserveBytes, reconnectGrace, storage, gc, newLog);
     }
 

@@ -64,7 +64,7 @@ public final class StoreMetrics {
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, CachedStats> units = new ConcurrentHashMap<>();
 
-    public StoreMetrics() {
+    StoreMetrics() {
         Gauge.builder("gpdedup.store.connections", connections, AtomicInteger::get)
                 .description("open client connections").register(registry);
         Gauge.builder("gpdedup.store.leases.active", leases, AtomicInteger::get)
@@ -289,7 +289,7 @@ public final class StoreMetrics {
         return registry.scrape();
     }
 
-    public int activeLeases() {
+    int activeLeases() {
         return leases.get();
     }
 

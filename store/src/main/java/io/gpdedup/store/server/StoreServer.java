@@ -170,7 +170,7 @@ final class StoreServer {
         return (InetSocketAddress) serverChannel.localAddress();
     }
 
-    public boolean usesEpoll() {
+    boolean usesEpoll() {
         return epoll;
     }
 

@@ -144,7 +144,7 @@ public final class StoreService implements AutoCloseable {
      * Re-reads the users (and units) of {@code config} for the logins that follow. The other keys
      * take effect at the next start; a config that cannot be used changes nothing.
      */
-    public synchronized void reloadUsers(StoreConfig config) throws IOException {
+    synchronized void reloadUsers(StoreConfig config) throws IOException {
         if (closed) {
             return;
         }
@@ -152,7 +152,7 @@ public final class StoreService implements AutoCloseable {
         server.replaceUsers(config.units());
     }
 
-    public Optional<InetSocketAddress> metricsAddress() {
+    Optional<InetSocketAddress> metricsAddress() {
         return Optional.ofNullable(metricsEndpoint).map(MetricsEndpoint::address);
     }
 
