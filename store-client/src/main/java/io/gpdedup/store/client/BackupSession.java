@@ -210,7 +210,7 @@ public final class BackupSession implements AutoCloseable {
         }
         Connection c = l.connection();
         int fixed = FrameCodec.frameLength(Frame.of(0, new Request.PutChunks(l.id(), List.of())));
-        List<List<ChunkUpload>> batches = Batches.split(chunks, FrameCodec::uploadSize, fixed, c.maxFrame(), c.maxBatch());
+        List<List<ChunkUpload>> batches = Batches.split(chunks, Request.PutChunks::entrySize, fixed, c.maxFrame(), c.maxBatch());
         List<CompletableFuture<Void>> sent = new ArrayList<>(batches.size());
         for (List<ChunkUpload> batch : batches) {
             sent.add(c.send(new Request.PutChunks(l.id(), batch), ok("PUT_CHUNKS")));

@@ -100,6 +100,13 @@ class FrameCodecTest {
         return Stream.of(1L, 2L, 3L, 42L, 20261123L);
     }
 
+    @Test
+    void theSplittableTypesAreExactlyTheListReplies() {
+        for (Message m : everyMessage(1)) {
+            assertEquals(m instanceof Reply.ListPart, m.type().splittable(), m.type().name());
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("seeds")
     void everyMessageSurvivesTheRoundTrip(long seed) {
@@ -143,7 +150,7 @@ class FrameCodecTest {
             byte[] body = frameBytes(Frame.of(5, m));
             for (int cut = 0; cut < body.length; cut++) {
                 byte[] shorter = Arrays.copyOf(body, cut);
-                ProtocolException e = assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(shorter)),
+                StoreProtocolException e = assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(shorter)),
                         m.type() + " cut to " + cut + " bytes");
                 assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
             }
@@ -156,7 +163,7 @@ class FrameCodecTest {
         for (Message m : everyMessage(seed)) {
             byte[] longer = Arrays.copyOf(frameBytes(Frame.of(5, m)), frameBytes(Frame.of(5, m)).length + 1);
             assertEquals(ErrorCode.MALFORMED_FRAME,
-                    assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(longer))).code(), m.type().toString());
+                    assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(longer))).code(), m.type().toString());
         }
     }
 
@@ -164,16 +171,16 @@ class FrameCodecTest {
     @ValueSource(ints = {0x00, 0x11, 0x7F, 0x8D, 0xFE})
     void unknownTypesAreMalformed(int type) {
         byte[] body = {(byte) type, 0, 0, 0, 0, 1};
-        assertEquals(ErrorCode.MALFORMED_FRAME, assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(body))).code());
+        assertEquals(ErrorCode.MALFORMED_FRAME, assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(body))).code());
     }
 
     @Test
     void reservedFlagsAndMisplacedMoreAreMalformed() {
         byte[] ping = frameBytes(Frame.of(1, new Request.Ping()));
         ping[1] = 2;
-        assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(ping)));
+        assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(ping)));
         ping[1] = 1;
-        assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(ping)), "MORE on PING");
+        assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(ping)), "MORE on PING");
         assertThrows(IllegalArgumentException.class, () -> new Frame(1, true, new Reply.Ok()));
         byte[] objects = frameBytes(new Frame(1, true, new Reply.ObjectsPart(List.of())));
         assertTrue(FrameCodec.decode(ByteBuffer.wrap(objects)).more());
@@ -183,30 +190,30 @@ class FrameCodecTest {
     void aForgedCountAllocatesNothingAndIsMalformed() {
         // GET_CHUNKS claiming 2^31-1 fingerprints in a 10-byte frame.
         byte[] body = {0x0A, 0, 0, 0, 0, 1, 0x7F, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
-        ProtocolException e = assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(body)));
+        StoreProtocolException e = assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(body)));
         assertTrue(e.getMessage().contains("does not fit"), e.getMessage());
     }
 
     @Test
     void badUtf8BadCodecBadMagicAndStrayBitmapBitsAreMalformed() {
         byte[] list = {0x0B, 0, 0, 0, 0, 1, 0, 2, (byte) 0xC3, (byte) 0x28};
-        assertTrue(assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(list))).getMessage().contains("UTF-8"));
+        assertTrue(assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(list))).getMessage().contains("UTF-8"));
 
         byte[] put = frameBytes(Frame.of(1, new Request.PutChunks(1, List.of(new ChunkUpload(fp(1), Codec.ZSTD, 3, new byte[3])))));
         put[FrameCodec.HEADER + 8 + 4 + Fingerprint.LENGTH] = 9;
-        assertTrue(assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(put))).getMessage().contains("codec"));
+        assertTrue(assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(put))).getMessage().contains("codec"));
 
         byte[] hello = frameBytes(Frame.of(1, new Request.Hello(List.of(1))));
         hello[FrameCodec.HEADER] = 'X';
-        assertTrue(assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(hello))).getMessage().contains("magic"));
+        assertTrue(assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(hello))).getMessage().contains("magic"));
 
         byte[] bitmap = frameBytes(Frame.of(1, new Reply.MissingBitmap(new boolean[3])));
         bitmap[bitmap.length - 1] = (byte) 0x80;
-        assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(bitmap)));
+        assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(bitmap)));
 
         byte[] negative = frameBytes(Frame.of(1, new Reply.Count(5)));
         negative[FrameCodec.HEADER] = (byte) 0x80;
-        assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(negative)));
+        assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(negative)));
     }
 
     @Test
