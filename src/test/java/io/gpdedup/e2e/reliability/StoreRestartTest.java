@@ -10,7 +10,7 @@ import io.gpdedup.e2e.layout.Timestamp;
 import io.gpdedup.e2e.layout.Timestamps;
 import io.gpdedup.e2e.shell.CallResult;
 import io.gpdedup.e2e.shell.RunningCall;
-import io.gpdedup.testsupport.FaultyRelay;
+import io.gpdedup.testsupport.TcpRelay;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -72,7 +72,7 @@ class StoreRestartTest {
     @Test
     void aBackupAndItsRestoreCompleteAcrossANetworkCut() throws Exception {
         try (StoreAndPlugin host = StoreAndPlugin.start(dir, "", "require");
-             FaultyRelay relay = FaultyRelay.start(new InetSocketAddress("127.0.0.1", host.storePort()))) {
+             TcpRelay relay = TcpRelay.start(new InetSocketAddress("127.0.0.1", host.storePort()))) {
             String cfg = host.config("relayed", relay.port(), "");
             String key = host.key(0, timestamps.next(), 16384);
             long started = System.nanoTime();

@@ -281,7 +281,7 @@ public final class BackupSession implements AutoCloseable {
             if (e == null) {
                 return CompletableFuture.completedFuture(v);
             }
-            Throwable cause = StoreClient.unwrap(e);
+            Throwable cause = Futures.cause(e);
             long first = firstFailure == 0 ? System.nanoTime() : firstFailure;
             if (!client.mayRetry(cause, first)) {
                 return CompletableFuture.<T>failedFuture(cause);

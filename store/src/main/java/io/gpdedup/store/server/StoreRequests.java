@@ -3,6 +3,7 @@ package io.gpdedup.store.server;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.store.client.Futures;
 import io.gpdedup.store.engine.StoreException;
 import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.protocol.ErrorCode;
@@ -19,9 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 
 /**
@@ -206,7 +205,7 @@ final class StoreRequests {
                 metrics.committed(c.totalLength());
                 out.last(new Reply.Ok());
             } else {
-                out.last(errorFor(unwrap(e), c));
+                out.last(errorFor(Futures.cause(e), c));
             }
             return null;
         }, executor);
@@ -215,7 +214,7 @@ final class StoreRequests {
     /** OK once {@code work} has completed, or its error. */
     private CompletionStage<Void> answerWhenDone(CompletableFuture<Void> work, Request request, ReplySink out) {
         return work.handleAsync((v, e) -> {
-            out.last(e == null ? new Reply.Ok() : errorFor(unwrap(e), request));
+            out.last(e == null ? new Reply.Ok() : errorFor(Futures.cause(e), request));
             return null;
         }, executor);
     }
@@ -280,13 +279,6 @@ final class StoreRequests {
             reply = new Reply.VerifyResult(new VerifyReport(r.chunksChecked(), r.bytesChecked(), r.objectsChecked(), damaged, problems));
         }
         return reply;
-    }
-
-    static Throwable unwrap(Throwable e) {
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 
     static Reply.Error errorFor(Throwable e, Request request) {
