@@ -26,7 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A store that dies mid-call: kill -9 of {@code dist/bin/gpdedup-store} a third of the way into a
- * 128 MiB backup and into its restore, started again on the same port and data 3 s later; and a
+ * 48 MiB backup and into its restore (what is left after the cue is more than a restore fetches
+ * ahead, so the restore needs the store again), started again on the same port and data 3 s later; and a
  * fault-injecting relay in front of the store that cuts every connection for 3 s. Both calls must
  * complete byte for byte: the backup sends again what the killed store had not made durable, the
  * restore goes on after its last verified byte. A store that stays down fails the call after the
@@ -35,7 +36,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(1200)
 class StoreRestartTest {
-    private static final int OBJECT_BYTES = 128 << 20;
+    private static final int OBJECT_BYTES = 48 << 20;
     private static final long DOWN_SECONDS = 3;
 
     @TempDir
