@@ -139,7 +139,8 @@ public final class FrameCodec {
                 return clamp(8 + 4 + (long) REF_SIZE * ((Request.AppendRecipe) m).refs().size());
             case COMMIT: {
                 var c = (Request.Commit) m;
-                return clamp(8 + WireWriter.strSize(c.objectName()) + 8 + Fingerprint.LENGTH + 4 + (long) REF_SIZE * c.refs().size());
+                return clamp(8 + WireWriter.strSize(c.objectName()) + 8 + Fingerprint.LENGTH + 4 + (long) REF_SIZE * c.refs().size()
+                        + optionalSha256Size(c.chunkListSha256()));
             }
             case ABORT:
                 return 8;
@@ -159,8 +160,10 @@ public final class FrameCodec {
                 return 8;
             case MISSING_BITMAP:
                 return 4 + (((Reply.MissingBitmap) m).missing().length + 7) / 8;
-            case RECIPE:
-                return clamp(8 + Fingerprint.LENGTH + 4 + (long) REF_SIZE * ((Reply.RecipePart) m).refs().size());
+            case RECIPE: {
+                var r = (Reply.RecipePart) m;
+                return clamp(8 + Fingerprint.LENGTH + 4 + (long) REF_SIZE * r.refs().size() + optionalSha256Size(r.chunkListSha256()));
+            }
             case CHUNKS: {
                 long n = 4;
                 for (StoredChunk c : ((Reply.ChunksPart) m).chunks()) {
@@ -285,6 +288,7 @@ public final class FrameCodec {
                 out.u64(c.totalLength());
                 out.bytes(c.streamSha256());
                 writeRefs(c.refs(), out);
+                writeOptionalSha256(c.chunkListSha256(), out);
                 break;
             }
             case ABORT:
@@ -335,6 +339,7 @@ public final class FrameCodec {
                 out.u64(r.totalLength());
                 out.bytes(r.streamSha256());
                 writeRefs(r.refs(), out);
+                writeOptionalSha256(r.chunkListSha256(), out);
                 break;
             }
             case CHUNKS: {
@@ -426,6 +431,21 @@ public final class FrameCodec {
         }
     }
 
+    /** A field added at the end of a body in a later version: present or absent, never empty. */
+    private static void writeOptionalSha256(byte[] sha, WireWriter out) {
+        if (sha != null) {
+            out.bytes(sha);
+        }
+    }
+
+    private static int optionalSha256Size(byte[] sha) {
+        return sha == null ? 0 : Fingerprint.LENGTH;
+    }
+
+    private static byte[] readOptionalSha256(WireReader in, String what) {
+        return in.remaining() == 0 ? null : in.bytes(Fingerprint.LENGTH, what);
+    }
+
     private static void writeRefs(List<ChunkRef> refs, WireWriter out) {
         out.u32(refs.size());
         for (ChunkRef r : refs) {
@@ -483,7 +503,7 @@ public final class FrameCodec {
                 String name = in.str("object name");
                 long total = in.u64("total length");
                 byte[] sha = in.bytes(Fingerprint.LENGTH, "stream SHA-256");
-                return new Request.Commit(lease, name, total, sha, readRefs(in));
+                return new Request.Commit(lease, name, total, sha, readRefs(in), readOptionalSha256(in, "chunk list SHA-256"));
             }
             case ABORT:
                 return new Request.Abort(in.u64("lease"));
@@ -561,7 +581,7 @@ public final class FrameCodec {
             case RECIPE: {
                 long total = in.u64("total length");
                 byte[] sha = in.bytes(Fingerprint.LENGTH, "stream SHA-256");
-                return new Reply.RecipePart(total, sha, readRefs(in));
+                return new Reply.RecipePart(total, sha, readRefs(in), readOptionalSha256(in, "chunk list SHA-256"));
             }
             case NOT_FOUND:
                 return new Reply.NotFound();

@@ -48,13 +48,20 @@ public sealed interface Reply extends Message {
         }
     }
 
-    /** One part of a recipe; every part repeats the total length and stream hash. */
-    record RecipePart(long totalLength, byte[] streamSha256, List<ChunkRef> refs) implements Reply {
+    /**
+     * One part of a recipe; every part repeats the total length and stream hash, and from version 4
+     * on the chunk list SHA-256 the backup recorded ({@code null} when there is none or before version 4).
+     */
+    record RecipePart(long totalLength, byte[] streamSha256, List<ChunkRef> refs, byte[] chunkListSha256) implements Reply {
         public RecipePart {
-            if (streamSha256.length != Fingerprint.LENGTH) {
-                throw new IllegalArgumentException("a stream SHA-256 is " + Fingerprint.LENGTH + " bytes");
+            if (streamSha256.length != Fingerprint.LENGTH || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
+                throw new IllegalArgumentException("a SHA-256 is " + Fingerprint.LENGTH + " bytes");
             }
             refs = List.copyOf(refs);
+        }
+
+        public RecipePart(long totalLength, byte[] streamSha256, List<ChunkRef> refs) {
+            this(totalLength, streamSha256, refs, null);
         }
 
         @Override

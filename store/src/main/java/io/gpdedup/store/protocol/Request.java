@@ -74,13 +74,21 @@ public sealed interface Request extends Message {
         }
     }
 
-    /** The last part of a recipe (earlier parts came in APPEND_RECIPE) and the commit itself. */
-    record Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs) implements Request {
+    /**
+     * The last part of a recipe (earlier parts came in APPEND_RECIPE) and the commit itself; the
+     * chunk list SHA-256 is sent from version 4 on, {@code null} before.
+     */
+    record Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs, byte[] chunkListSha256)
+            implements Request {
         public Commit {
-            if (streamSha256.length != Fingerprint.LENGTH) {
-                throw new IllegalArgumentException("a stream SHA-256 is " + Fingerprint.LENGTH + " bytes");
+            if (streamSha256.length != Fingerprint.LENGTH || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
+                throw new IllegalArgumentException("a SHA-256 is " + Fingerprint.LENGTH + " bytes");
             }
             refs = List.copyOf(refs);
+        }
+
+        public Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs) {
+            this(lease, objectName, totalLength, streamSha256, refs, null);
         }
 
         @Override

@@ -10,6 +10,7 @@ import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.replication.ReplicationQueue;
@@ -189,7 +190,7 @@ final class StoreRequests {
         try {
             Recipe recipe;
             try {
-                recipe = new Recipe(l.refsWith(c.refs()), c.totalLength(), c.streamSha256());
+                recipe = new Recipe(l.refsWith(c.refs()), c.totalLength(), c.streamSha256(), c.chunkListSha256());
             } catch (IllegalArgumentException e) {
                 throw new BadRequestException("recipe of " + c.objectName() + ": " + e.getMessage());
             }
@@ -229,7 +230,9 @@ final class StoreRequests {
             return;
         }
         Recipe r = found.get();
-        sendParts(r.chunks(), ref -> FrameCodec.REF_SIZE, refs -> new Reply.RecipePart(r.totalLength(), r.streamSha256(), refs), out);
+        // An older client would take the digest for bytes after the body: it only goes to those that know it.
+        byte[] listed = s.version >= ProtocolVersions.V4 ? r.chunkListSha256() : null;
+        sendParts(r.chunks(), ref -> FrameCodec.REF_SIZE, refs -> new Reply.RecipePart(r.totalLength(), r.streamSha256(), refs, listed), out);
     }
 
     private void chunks(StoreSession s, List<Fingerprint> fingerprints, ReplySink out) {
