@@ -81,7 +81,7 @@ public final class BackupPipeline {
                 newBytes += b.newBytes;
                 sent += b.sentBytes;
             }
-            return new Result(new Recipe(refs, total, streamHash.digest()), refs.size(), newChunks, newBytes, sent);
+            return new Result(new Recipe(refs, total, streamHash.digest()).withChunkListSha256(), refs.size(), newChunks, newBytes, sent);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);

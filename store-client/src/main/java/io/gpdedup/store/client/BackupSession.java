@@ -242,7 +242,7 @@ public final class BackupSession implements AutoCloseable {
 
     private static CompletableFuture<Void> commitOn(Lease l, String objectName, Recipe recipe) {
         Connection c = l.connection();
-        int commitFixed = FrameCodec.frameLength(Frame.of(0, new Request.Commit(l.id(), objectName, 0, NO_HASH, List.of())));
+        int commitFixed = FrameCodec.frameLength(Frame.of(0, new Request.Commit(l.id(), objectName, 0, NO_HASH, List.of(), NO_HASH)));
         int appendFixed = FrameCodec.frameLength(Frame.of(0, new Request.AppendRecipe(l.id(), List.of())));
         int perFrame = (c.maxFrame() - Math.max(commitFixed, appendFixed)) / FrameCodec.REF_SIZE;
         if (perFrame < 1) {
@@ -255,8 +255,10 @@ public final class BackupSession implements AutoCloseable {
             sent.add(c.send(new Request.AppendRecipe(l.id(), refs.subList(from, from + perFrame)), ok("APPEND_RECIPE")));
             from += perFrame;
         }
+        // A server before version 4 would refuse the digest as bytes after the body; it keeps the stream hash alone.
+        byte[] listed = c.version() >= ProtocolVersions.V4 ? recipe.chunkListSha256() : null;
         sent.add(c.send(new Request.Commit(l.id(), objectName, recipe.totalLength(), recipe.streamSha256(),
-                refs.subList(from, refs.size())), ok("COMMIT " + objectName)));
+                refs.subList(from, refs.size()), listed), ok("COMMIT " + objectName)));
         return sent.size() == 1 ? sent.get(0) : CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
     }
 

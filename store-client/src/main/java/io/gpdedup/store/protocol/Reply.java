@@ -148,13 +148,20 @@ public sealed interface Reply extends Message {
         }
     }
 
-    /** One part of a recipe; every part repeats the total length and stream hash. */
-    record RecipePart(long totalLength, byte[] streamSha256, List<ChunkRef> refs) implements ListPart<ChunkRef> {
+    /**
+     * One part of a recipe; every part repeats the total length and stream hash, and from version 4
+     * on the chunk list SHA-256 the backup recorded ({@code null} when there is none or before version 4).
+     */
+    record RecipePart(long totalLength, byte[] streamSha256, List<ChunkRef> refs, byte[] chunkListSha256) implements ListPart<ChunkRef> {
         public RecipePart {
-            if (streamSha256.length != Fingerprint.LENGTH) {
-                throw new IllegalArgumentException("a stream SHA-256 is " + Fingerprint.LENGTH + " bytes");
+            if (streamSha256.length != Fingerprint.LENGTH || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
+                throw new IllegalArgumentException("a SHA-256 is " + Fingerprint.LENGTH + " bytes");
             }
             refs = List.copyOf(refs);
+        }
+
+        public RecipePart(long totalLength, byte[] streamSha256, List<ChunkRef> refs) {
+            this(totalLength, streamSha256, refs, null);
         }
 
         @Override
@@ -169,7 +176,7 @@ public sealed interface Reply extends Message {
 
         @Override
         public RecipePart with(List<ChunkRef> entries) {
-            return new RecipePart(totalLength, streamSha256, entries);
+            return new RecipePart(totalLength, streamSha256, entries, chunkListSha256);
         }
 
         @Override
@@ -179,7 +186,7 @@ public sealed interface Reply extends Message {
 
         @Override
         public long fixedSize() {
-            return 8 + Fingerprint.LENGTH + 4;
+            return 8 + Fingerprint.LENGTH + 4 + WireWriter.optionalSha256Size(chunkListSha256);
         }
 
         @Override
@@ -187,12 +194,13 @@ public sealed interface Reply extends Message {
             out.u64(totalLength);
             out.bytes(streamSha256);
             out.refs(refs);
+            out.optionalSha256(chunkListSha256);
         }
 
         static RecipePart read(WireReader in) {
             long total = in.u64("total length");
             byte[] sha = in.bytes(Fingerprint.LENGTH, "stream SHA-256");
-            return new RecipePart(total, sha, in.refs());
+            return new RecipePart(total, sha, in.refs(), in.optionalSha256("chunk list SHA-256"));
         }
     }
 

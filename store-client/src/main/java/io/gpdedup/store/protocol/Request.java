@@ -207,13 +207,21 @@ public sealed interface Request extends Message {
         }
     }
 
-    /** The last part of a recipe (earlier parts came in APPEND_RECIPE) and the commit itself. */
-    record Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs) implements Request {
+    /**
+     * The last part of a recipe (earlier parts came in APPEND_RECIPE) and the commit itself; the
+     * chunk list SHA-256 is sent from version 4 on, {@code null} before.
+     */
+    record Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs, byte[] chunkListSha256)
+            implements Request {
         public Commit {
-            if (streamSha256.length != Fingerprint.LENGTH) {
-                throw new IllegalArgumentException("a stream SHA-256 is " + Fingerprint.LENGTH + " bytes");
+            if (streamSha256.length != Fingerprint.LENGTH || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
+                throw new IllegalArgumentException("a SHA-256 is " + Fingerprint.LENGTH + " bytes");
             }
             refs = List.copyOf(refs);
+        }
+
+        public Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs) {
+            this(lease, objectName, totalLength, streamSha256, refs, null);
         }
 
         @Override
@@ -223,7 +231,8 @@ public sealed interface Request extends Message {
 
         @Override
         public long bodySize() {
-            return 8 + WireWriter.strSize(objectName) + 8 + Fingerprint.LENGTH + WireWriter.refsSize(refs);
+            return 8 + WireWriter.strSize(objectName) + 8 + Fingerprint.LENGTH + WireWriter.refsSize(refs)
+                    + WireWriter.optionalSha256Size(chunkListSha256);
         }
 
         @Override
@@ -233,6 +242,7 @@ public sealed interface Request extends Message {
             out.u64(totalLength);
             out.bytes(streamSha256);
             out.refs(refs);
+            out.optionalSha256(chunkListSha256);
         }
 
         static Commit read(WireReader in) {
@@ -240,7 +250,7 @@ public sealed interface Request extends Message {
             String name = in.str("object name");
             long total = in.u64("total length");
             byte[] sha = in.bytes(Fingerprint.LENGTH, "stream SHA-256");
-            return new Commit(lease, name, total, sha, in.refs());
+            return new Commit(lease, name, total, sha, in.refs(), in.optionalSha256("chunk list SHA-256"));
         }
     }
 

@@ -114,6 +114,11 @@ public final class WireReader {
         return new ChunkRef(fp, u31("chunk ref length"));
     }
 
+    /** A SHA-256 added at the end of a body in a later version: null when the body ends before it. */
+    byte[] optionalSha256(String what) {
+        return remaining() == 0 ? null : bytes(Fingerprint.LENGTH, what);
+    }
+
     List<Fingerprint> fingerprints() {
         int n = count(Fingerprint.LENGTH, "fingerprint");
         List<Fingerprint> fps = new ArrayList<>(n);

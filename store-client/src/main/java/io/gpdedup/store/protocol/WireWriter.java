@@ -70,6 +70,17 @@ public final class WireWriter {
         }
     }
 
+    /** A field added at the end of a body in a later version: present or absent, never empty. */
+    void optionalSha256(byte[] sha) {
+        if (sha != null) {
+            bytes(sha);
+        }
+    }
+
+    static int optionalSha256Size(byte[] sha) {
+        return sha == null ? 0 : Fingerprint.LENGTH;
+    }
+
     static long fingerprintsSize(List<Fingerprint> fps) {
         return 4 + (long) Fingerprint.LENGTH * fps.size();
     }

@@ -58,6 +58,7 @@ class FrameCodecTest {
                 new Request.PutChunks(lease, uploads),
                 new Request.AppendRecipe(lease, refs),
                 new Request.Commit(lease, name, r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs),
+                new Request.Commit(lease, name, r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs, bytes(r, 32)),
                 new Request.Abort(lease),
                 new Request.GetRecipe(name),
                 new Request.GetChunks(fps),
@@ -79,6 +80,7 @@ class FrameCodecTest {
                 new Reply.LeaseGranted(lease),
                 new Reply.MissingBitmap(bits),
                 new Reply.RecipePart(r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs),
+                new Reply.RecipePart(r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs, bytes(r, 32)),
                 new Reply.NotFound(),
                 new Reply.ChunksPart(stored),
                 new Reply.ObjectsPart(List.of(new ObjectInfo(name, 12345, 1700000000000L), new ObjectInfo("", 0, 0))),
@@ -150,11 +152,27 @@ class FrameCodecTest {
             byte[] body = frameBytes(Frame.of(5, m));
             for (int cut = 0; cut < body.length; cut++) {
                 byte[] shorter = Arrays.copyOf(body, cut);
+                if (cut == body.length - Fingerprint.LENGTH && withoutChunkListSha256(m) != null) {
+                    // A field added at the end in version 4 is optional: cut off whole, the frame is the older form.
+                    assertEquals(ByteBuffer.wrap(frameBytes(Frame.of(5, withoutChunkListSha256(m)))), ByteBuffer.wrap(shorter));
+                    continue;
+                }
                 StoreProtocolException e = assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(shorter)),
                         m.type() + " cut to " + cut + " bytes");
                 assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
             }
         }
+    }
+
+    /** The message as a version 3 peer sends it, or null if it has no chunk list SHA-256. */
+    private static Message withoutChunkListSha256(Message m) {
+        if (m instanceof Request.Commit c && c.chunkListSha256() != null) {
+            return new Request.Commit(c.lease(), c.objectName(), c.totalLength(), c.streamSha256(), c.refs());
+        }
+        if (m instanceof Reply.RecipePart p && p.chunkListSha256() != null) {
+            return new Reply.RecipePart(p.totalLength(), p.streamSha256(), p.refs());
+        }
+        return null;
     }
 
     @ParameterizedTest
@@ -229,10 +247,11 @@ class FrameCodecTest {
 
     @Test
     void versionChoiceIsTheHighestCommonOne() {
+        assertEquals(4, ProtocolVersions.choose(List.of(1, 2, 3, 4, 7)).getAsInt());
         assertEquals(3, ProtocolVersions.choose(List.of(1, 2, 3, 7)).getAsInt());
         assertEquals(2, ProtocolVersions.choose(List.of(1, 2, 7)).getAsInt());
         assertEquals(1, ProtocolVersions.choose(List.of(1, 7)).getAsInt());
-        assertTrue(ProtocolVersions.choose(List.of(4, 5)).isEmpty());
+        assertTrue(ProtocolVersions.choose(List.of(5, 6)).isEmpty());
     }
 
     private static Frame decode(ByteBuffer wire) {

@@ -101,7 +101,7 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
         }
         LOG.log(System.Logger.Level.INFO, "login: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress());
         server.metrics.watchUnit(unit);
-        StoreSession session = new StoreSession(unit, auth.user(), server.metrics);
+        StoreSession session = new StoreSession(unit, auth.user(), ctx.channel().attr(HandshakeHandler.VERSION).get(), server.metrics);
         ctx.pipeline().get(FrameDecoder.class).allowFramesUpTo(server.config.maxFrameBytes());
         ctx.pipeline().addAfter(ctx.name(), "store", new StoreHandler(server, session));
         ctx.channel().writeAndFlush(Frame.of(requestId, new Reply.AuthOk()));

@@ -9,6 +9,7 @@ import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.ReplyParts;
 import io.gpdedup.store.protocol.Request;
@@ -186,7 +187,7 @@ final class StoreRequests {
         try {
             Recipe recipe;
             try {
-                recipe = new Recipe(l.refsWith(c.refs()), c.totalLength(), c.streamSha256());
+                recipe = new Recipe(l.refsWith(c.refs()), c.totalLength(), c.streamSha256(), c.chunkListSha256());
             } catch (IllegalArgumentException e) {
                 throw new BadRequestException("recipe of " + c.objectName() + ": " + e.getMessage());
             }
@@ -226,7 +227,9 @@ final class StoreRequests {
             return;
         }
         Recipe r = found.get();
-        sendParts(new Reply.RecipePart(r.totalLength(), r.streamSha256(), r.chunks()), out);
+        // An older client would take the digest for bytes after the body: it only goes to those that know it.
+        byte[] listed = s.version >= ProtocolVersions.V4 ? r.chunkListSha256() : null;
+        sendParts(new Reply.RecipePart(r.totalLength(), r.streamSha256(), r.chunks(), listed), out);
     }
 
     private void chunks(StoreSession s, List<Fingerprint> fingerprints, ReplySink out) {
