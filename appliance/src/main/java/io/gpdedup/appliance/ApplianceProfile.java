@@ -1,20 +1,17 @@
 package io.gpdedup.appliance;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.gpdedup.store.StrictYaml;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.stream.Collectors;
 
 /**
  * What a deduplicating backup appliance and its client library cost, as a handful of mechanisms
@@ -324,43 +321,24 @@ public record ApplianceProfile(
     }
 
     private static ProfileFile read(String text, String source) {
-        ObjectMapper mapper = new ObjectMapper(YAMLFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        ObjectMapper mapper = StrictYaml.mapper()
                 .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
         String where = "appliance profile " + source;
         ProfileFile f;
         try {
             f = mapper.readValue(text, ProfileFile.class);
         } catch (UnrecognizedPropertyException e) {
-            String known = e.getKnownPropertyIds() == null ? "" : e.getKnownPropertyIds().stream()
-                    .map(Object::toString).sorted().collect(Collectors.joining(", "));
-            throw new ProfileException(where + line(e.getLocation()) + ": unknown key '" + e.getPropertyName()
-                    + "' in " + path(e, true) + " (known keys there: " + known + ")");
+            throw new ProfileException(where + StrictYaml.at(e.getLocation()) + ": unknown key '" + e.getPropertyName()
+                    + "' in " + StrictYaml.keyPath(e, true, "the top level") + " (known keys there: " + StrictYaml.knownKeys(e) + ")");
         } catch (JsonMappingException e) {
-            throw new ProfileException(where + line(e.getLocation()) + ": " + path(e, false) + ": " + e.getOriginalMessage());
+            throw new ProfileException(where + StrictYaml.at(e.getLocation()) + ": " + StrictYaml.keyPath(e, false, "the top level") + ": " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
-            throw new ProfileException(where + line(e.getLocation()) + ": " + e.getOriginalMessage());
+            throw new ProfileException(where + StrictYaml.at(e.getLocation()) + ": " + e.getOriginalMessage());
         }
         if (f == null) {
             throw new ProfileException(where + " is empty");
         }
         return f;
-    }
-
-    private static String line(JsonLocation loc) {
-        return loc == null || loc.getLineNr() < 1 ? "" : ", line " + loc.getLineNr() + " column " + loc.getColumnNr();
-    }
-
-    /** The dotted key path of a mapping error; for an unknown key, that of its parent. */
-    private static String path(JsonMappingException e, boolean parent) {
-        var refs = e.getPath();
-        int end = parent ? Math.max(0, refs.size() - 1) : refs.size();
-        String p = refs.subList(0, end).stream()
-                .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-                .collect(Collectors.joining("."));
-        return p.isEmpty() ? "the top level" : p;
     }
 
     private static <T> T required(T value, String key) {

@@ -23,13 +23,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Gaps longer than the store's idle timeout in the middle of a call, as gpbackup_helper makes them
  * in single-data-file mode: a backup's stdin pauses between tables, a restore's reader stops until
  * the next table's COPY. The store closes connections silent for {@code idle-timeout-seconds} (2 s
- * here); each call pauses 6 s (three timeouts) mid-stream and must still finish, byte for byte,
- * through the real executables, with and without the host agent.
+ * here); each call pauses 3 s (one and a half timeouts: a connection left silent is closed, and a
+ * longer gap would show nothing more) mid-stream and must still finish, byte for byte, through the
+ * real executables, with and without the host agent.
  */
 @Timeout(600)
 class LongGapsTest {
     private static final int IDLE_TIMEOUT_SECONDS = 2;
-    private static final long GAP_SECONDS = 3 * IDLE_TIMEOUT_SECONDS;
+    private static final long GAP_SECONDS = 3 * IDLE_TIMEOUT_SECONDS / 2;
     /** More than a restore fetches ahead, so that it needs the store again after its reader's pause. */
     private static final int OBJECT_BYTES = 40 << 20;
 

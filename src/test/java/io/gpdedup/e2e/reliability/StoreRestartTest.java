@@ -10,7 +10,7 @@ import io.gpdedup.e2e.layout.Timestamp;
 import io.gpdedup.e2e.layout.Timestamps;
 import io.gpdedup.e2e.shell.CallResult;
 import io.gpdedup.e2e.shell.RunningCall;
-import io.gpdedup.testsupport.FaultyRelay;
+import io.gpdedup.testsupport.TcpRelay;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -26,7 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A store that dies mid-call: kill -9 of {@code dist/bin/gpdedup-store} a third of the way into a
- * 128 MiB backup and into its restore, started again on the same port and data 3 s later; and a
+ * 48 MiB backup and into its restore (what is left after the cue is more than a restore fetches
+ * ahead, so the restore needs the store again), started again on the same port and data 3 s later; and a
  * fault-injecting relay in front of the store that cuts every connection for 3 s. Both calls must
  * complete byte for byte: the backup sends again what the killed store had not made durable, the
  * restore goes on after its last verified byte. A store that stays down fails the call after the
@@ -35,7 +36,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(1200)
 class StoreRestartTest {
-    private static final int OBJECT_BYTES = 128 << 20;
+    private static final int OBJECT_BYTES = 48 << 20;
     private static final long DOWN_SECONDS = 3;
 
     @TempDir
@@ -72,7 +73,7 @@ class StoreRestartTest {
     @Test
     void aBackupAndItsRestoreCompleteAcrossANetworkCut() throws Exception {
         try (StoreAndPlugin host = StoreAndPlugin.start(dir, "", "require");
-             FaultyRelay relay = FaultyRelay.start(new InetSocketAddress("127.0.0.1", host.storePort()))) {
+             TcpRelay relay = TcpRelay.start(new InetSocketAddress("127.0.0.1", host.storePort()))) {
             String cfg = host.config("relayed", relay.port(), "");
             String key = host.key(0, timestamps.next(), 16384);
             long started = System.nanoTime();

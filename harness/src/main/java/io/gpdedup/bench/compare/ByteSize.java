@@ -1,16 +1,13 @@
 package io.gpdedup.bench.compare;
 
+import io.gpdedup.plugin.api.Sizes;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** Sizes as people type them ({@code 1GiB}, {@code 128M}, {@code 500MB}) and as reports print them. */
 public final class ByteSize {
     public static final long KIB = 1L << 10;
     public static final long MIB = 1L << 20;
     public static final long GIB = 1L << 30;
-
-    private static final Pattern SIZE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(|b|k|kib|kb|m|mib|mb|g|gib|gb|t|tib|tb)");
 
     private ByteSize() {
     }
@@ -20,30 +17,17 @@ public final class ByteSize {
      * powers of 1024; KB, MB, GB, TB powers of 1000; B or no unit means bytes.
      */
     public static long parse(String text) {
-        Matcher m = SIZE.matcher(text.trim().toLowerCase(Locale.ROOT));
-        if (!m.matches()) {
+        long bytes;
+        try {
+            bytes = Sizes.parseDecimalKilo(text);
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("size '" + text + "': expected a number with an optional unit "
                     + "(B, KiB, MiB, GiB, TiB or KB, MB, GB, TB), e.g. 1GiB");
         }
-        double value = Double.parseDouble(m.group(1));
-        String unit = m.group(2);
-        long scale = switch (unit) {
-            case "", "b" -> 1;
-            case "k", "kib" -> KIB;
-            case "m", "mib" -> MIB;
-            case "g", "gib" -> GIB;
-            case "t", "tib" -> GIB * KIB;
-            case "kb" -> 1_000L;
-            case "mb" -> 1_000_000L;
-            case "gb" -> 1_000_000_000L;
-            case "tb" -> 1_000_000_000_000L;
-            default -> throw new AssertionError(unit);
-        };
-        double bytes = value * scale;
-        if (bytes < 1 || bytes >= Long.MAX_VALUE) {
+        if (bytes < 1) {
             throw new IllegalArgumentException("size '" + text + "' must be at least 1 byte and below 8 EiB");
         }
-        return Math.round(bytes);
+        return bytes;
     }
 
     /** {@code bytes} in the largest binary unit that keeps the number at least 1, e.g. {@code 1.00 GiB}. */

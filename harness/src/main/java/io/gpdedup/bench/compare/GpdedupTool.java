@@ -1,5 +1,7 @@
 package io.gpdedup.bench.compare;
 
+import io.gpdedup.plugin.api.BackupTimestamp;
+import io.gpdedup.plugin.api.RemoteName;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -187,7 +189,7 @@ final class GpdedupTool implements BackupTool {
     /** The gpbackup key of the {@code n}-th backup: its own timestamp, one minute after the previous one. */
     static String key(int n) {
         String ts = FIRST.plusMinutes(n).format(TIMESTAMP);
-        return "/data/gpseg0/backups/" + ts.substring(0, 8) + "/" + ts + "/gpbackup_0_" + ts + "_16384";
+        return "/data/gpseg0/" + new RemoteName(BackupTimestamp.parse(ts), "gpbackup_0_" + ts + "_16384").path();
     }
 
     @Override
@@ -216,7 +218,7 @@ final class GpdedupTool implements BackupTool {
             wire.awaitQuiet(100, 2000);
             up = wire.bytesToServer() - up0;
         }
-        String suffix = key.substring(key.indexOf("/backups/") + 1);
+        String suffix = RemoteName.fromLocalPath(key).path();
         PluginLogLine line = PluginLogLine.last(dir.resolve("plugin-logs"), suffix)
                 .orElseThrow(() -> new IOException("the plugin logged no backup_data line for " + suffix + " in " + dir.resolve("plugin-logs")));
         if (line.bytes() != stream.length()) {

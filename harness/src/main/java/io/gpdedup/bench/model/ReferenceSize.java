@@ -1,8 +1,6 @@
 package io.gpdedup.bench.model;
 
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import io.gpdedup.plugin.api.Sizes;
 import picocli.CommandLine.ITypeConverter;
 
 /**
@@ -11,25 +9,17 @@ import picocli.CommandLine.ITypeConverter;
  * Every unit is binary (KB = KiB, ...); no unit means bytes.
  */
 public final class ReferenceSize implements ITypeConverter<Long> {
-    private static final Pattern SIZE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*([kmgt]?)(?:i?b)?");
-
     public static long parse(String text) {
-        Matcher m = SIZE.matcher(text.trim().toLowerCase(Locale.ROOT));
-        if (!m.matches()) {
+        long bytes;
+        try {
+            bytes = Sizes.parse(text);
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("not a size: '" + text + "' (e.g. 1GB, 256MB, 200G)");
         }
-        int shift = switch (m.group(2)) {
-            case "k" -> 10;
-            case "m" -> 20;
-            case "g" -> 30;
-            case "t" -> 40;
-            default -> 0;
-        };
-        double bytes = Double.parseDouble(m.group(1)) * (1L << shift);
         if (bytes < 1 || bytes > Long.MAX_VALUE / 2) {
             throw new IllegalArgumentException("size out of range: '" + text + "'");
         }
-        return Math.round(bytes);
+        return bytes;
     }
 
     /** Bytes as {@link #parse} reads them back exactly: in the largest binary unit that divides them ("3TiB", "1536MiB"). */

@@ -3,6 +3,7 @@ package io.gpdedup.bench.runner;
 import io.gpdedup.bench.model.Cluster;
 import io.gpdedup.bench.model.ReferenceSize;
 import io.gpdedup.bench.report.Progress;
+import io.gpdedup.pg.BackupToc;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -209,33 +210,11 @@ final class GpbackupSim implements AutoCloseable {
 
     /** The segment TOC as gpbackup_helper writes it: dataentries, oid -> startbyte, endbyte. */
     private void writeToc(int segment, long[][] offsets) throws IOException {
-        StringBuilder sb = new StringBuilder("dataentries:\n");
+        Map<Long, BackupToc.Range> entries = new LinkedHashMap<>();
         for (int i = 0; i < tables.size(); i++) {
-            sb.append("  ").append(tables.get(i).oid()).append(":\n    startbyte: ").append(offsets[i][0])
-                    .append("\n    endbyte: ").append(offsets[i][1]).append('\n');
+            entries.put((long) tables.get(i).oid(), new BackupToc.Range(offsets[i][0], offsets[i][1]));
         }
-        Files.writeString(toc(segment), sb.toString(), StandardCharsets.UTF_8);
-    }
-
-    /** Reads a TOC back: oid -> {start, end}. */
-    static Map<Integer, long[]> readToc(String text) {
-        Map<Integer, long[]> out = new LinkedHashMap<>();
-        Integer oid = null;
-        long start = -1;
-        for (String line : text.split("\n")) {
-            String l = line.strip();
-            if (l.isEmpty() || l.equals("dataentries:")) {
-                continue;
-            }
-            if (l.startsWith("startbyte:")) {
-                start = Long.parseLong(l.substring(10).strip());
-            } else if (l.startsWith("endbyte:")) {
-                out.put(oid, new long[] {start, Long.parseLong(l.substring(8).strip())});
-            } else if (l.endsWith(":")) {
-                oid = Integer.valueOf(l.substring(0, l.length() - 1));
-            }
-        }
-        return out;
+        BackupToc.write(toc(segment), new BackupToc.SegmentToc(entries));
     }
 
     /**
@@ -324,7 +303,10 @@ final class GpbackupSim implements AutoCloseable {
         Path local = toc(segment);
         Files.deleteIfExists(local);
         hostOf(segment).call("restore_file", List.of(local.toString()), null, null, err("toc-restore-" + segment));
-        return readToc(Files.readString(local, StandardCharsets.UTF_8));
+        Map<Integer, long[]> out = new LinkedHashMap<>();
+        BackupToc.read(local, BackupToc.SegmentToc.class).dataEntries()
+                .forEach((oid, range) -> out.put(Math.toIntExact(oid), new long[] {range.start(), range.end()}));
+        return out;
     }
 
     /** Reads {@code n} bytes of {@code in} and fails unless they are the table stream's next {@code n}. */

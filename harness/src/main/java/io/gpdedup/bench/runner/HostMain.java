@@ -1,5 +1,6 @@
 package io.gpdedup.bench.runner;
 
+import io.gpdedup.testsupport.TcpRelay;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -19,7 +20,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * One simulated segment host of {@code isolated}, as its own process: its own loopback address
- * (a {@link LoopbackRelay} the host's plugin calls connect through), its own disk read limit
+ * (a {@link TcpRelay} the host's plugin calls connect through), its own disk read limit
  * ({@link ReadCap}, shared by its files), and one real {@code gpbackup_dedup_plugin backup_data}
  * call per file ({@code --bytes} lists their sizes), all fed unique random data on stdin at once.
  * The calls go to the host's own plugin agent ({@link PluginAgent}), as on a real segment host.
@@ -76,7 +77,7 @@ public final class HostMain {
         if (password == null) {
             throw new IllegalArgumentException("environment variable " + PASSWORD_ENV + " is not set");
         }
-        try (LoopbackRelay relay = LoopbackRelay.start(address, new InetSocketAddress("127.0.0.1", storePort));
+        try (TcpRelay relay = TcpRelay.start(address, new InetSocketAddress("127.0.0.1", storePort));
              PluginAgent agent = PluginAgent.create()) {
             Path config = PluginConfigFile.write(work.resolve("plugin.yaml"), plugin, address.getHostAddress(), relay.port(),
                     LiveStore.UNIT, LiveStore.USER, password, false);

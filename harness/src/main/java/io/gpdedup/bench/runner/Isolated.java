@@ -1,5 +1,7 @@
 package io.gpdedup.bench.runner;
 
+import io.gpdedup.plugin.api.BackupTimestamp;
+import io.gpdedup.plugin.api.RemoteName;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -136,7 +138,7 @@ public final class Isolated {
             double ourCpu = cpu.ourBusy(hostCpu);
             StreamRun result = new StreamRun(hosts + " hosts x " + files + " files", start, streams);
             List<StoreTrace.Row> rows = StoreTrace.read(store.traceFile());
-            String prefix = PluginConfigFile.DIRECTORY + "/backups/" + timestamp.substring(0, 8) + "/" + timestamp + "/";
+            String prefix = PluginConfigFile.DIRECTORY + "/" + RemoteName.backupPrefix(BackupTimestamp.parse(timestamp)) + "/";
             Timeline[] byHost = StoreTrace.timelines(rows, r -> r.label().startsWith(prefix), Isolated::hostOf, hosts, start, 100);
             long[] first = new long[hosts];
             java.util.Arrays.fill(first, Long.MAX_VALUE);

@@ -1,5 +1,6 @@
 package io.gpdedup.bench.runner;
 
+import io.gpdedup.testsupport.TcpRelay;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -31,10 +32,10 @@ final class SimHost implements AutoCloseable {
     private final Path plugin;
     private final Path config;
     private final Path home;
-    private final LoopbackRelay relay;
+    private final TcpRelay relay;
     private final PluginAgent agent;
 
-    private SimHost(int index, Path plugin, Path config, Path home, LoopbackRelay relay, PluginAgent agent) {
+    private SimHost(int index, Path plugin, Path config, Path home, TcpRelay relay, PluginAgent agent) {
         this.index = index;
         this.plugin = plugin;
         this.config = config;
@@ -46,7 +47,7 @@ final class SimHost implements AutoCloseable {
     static SimHost open(int index, LiveStore store, Dist dist, Path dir) throws IOException {
         Files.createDirectories(dir);
         InetAddress address = InetAddress.getByName(Isolated.address(index));
-        LoopbackRelay relay = LoopbackRelay.start(address, new InetSocketAddress(store.host(), store.port()));
+        TcpRelay relay = TcpRelay.start(address, new InetSocketAddress(store.host(), store.port()));
         try {
             PluginAgent agent = PluginAgent.create();
             Path plugin = dist.executable(Dist.DEDUP_PLUGIN);

@@ -73,15 +73,6 @@ class RunnerPiecesTest {
     }
 
     @Test
-    void tocReadsWhatTheHelperWrites() {
-        Map<Integer, long[]> toc = GpbackupSim.readToc("dataentries:\n  16384:\n    startbyte: 0\n    endbyte: 10\n"
-                + "  16390:\n    startbyte: 10\n    endbyte: 10\n");
-        assertEquals(List.of(16384, 16390), List.copyOf(toc.keySet()));
-        assertArrayEquals(new long[] {0, 10}, toc.get(16384));
-        assertArrayEquals(new long[] {10, 10}, toc.get(16390));
-    }
-
-    @Test
     void tableFilesNameOidsAndSizes(@TempDir Path dir) throws IOException {
         Path f = dir.resolve("tables.txt");
         Files.writeString(f, "# oid size\n16384 2GB\n\n16385 0\n");

@@ -8,6 +8,9 @@ import java.util.regex.Pattern;
  * part of the name, so a restore on another cluster (or with --resize-cluster) finds the same objects.
  */
 public record RemoteName(BackupTimestamp timestamp, String fileName) {
+    /** The folder, under a cluster directory, that holds every backup's objects. */
+    public static final String BACKUPS = "backups";
+
     private static final Pattern DATE = Pattern.compile("[0-9]{8}");
     private static final int MAX_FILE_NAME = 255;
 
@@ -32,7 +35,7 @@ public record RemoteName(BackupTimestamp timestamp, String fileName) {
             }
         }
         int n = parts.length;
-        if (n < 5 || !parts[n - 4].equals("backups") || !DATE.matcher(parts[n - 3]).matches()) {
+        if (n < 5 || !parts[n - 4].equals(BACKUPS) || !DATE.matcher(parts[n - 3]).matches()) {
             throw new PluginException("invalid backup file path '" + path + "': expected it to end in "
                     + "backups/<YYYYMMDD>/<timestamp>/<file name>");
         }
@@ -89,7 +92,7 @@ public record RemoteName(BackupTimestamp timestamp, String fileName) {
 
     /** The directory of every object of this backup: what delete_backup removes. */
     public static String backupPrefix(BackupTimestamp ts) {
-        return "backups/" + ts.dateDirectory() + "/" + ts;
+        return BACKUPS + "/" + ts.dateDirectory() + "/" + ts;
     }
 
     public String path() {

@@ -148,6 +148,11 @@ class HostAgentTest {
         }
         assertEquals("relative", Files.readString(TestStorePlugin.objectFile(store, KEY + "rel")));
         try (WireClient c = WireClient.call(socket, run, "backup_data", "plugin.yaml", KEY + "rel2")) {
+            // A failed backup_data drains its stdin before it exits: end that stdin, as gpbackup_helper does
+            // after its last table, rather than wait out the drain's time bound.
+            if (c.awaitStdinRequest()) {
+                c.sendEof();
+            }
             assertEquals(1, c.awaitExit());
             assertTrue(c.stderr().contains(run.resolve("plugin.yaml").toString()), c.stderr());
         }

@@ -6,6 +6,7 @@ import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.client.BackupSession;
+import io.gpdedup.store.client.Futures;
 import io.gpdedup.store.codec.EncodedChunk;
 import io.gpdedup.store.protocol.ChunkUpload;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -81,7 +81,7 @@ public final class BackupPipeline {
                 newBytes += b.newBytes;
                 sent += b.sentBytes;
             }
-            return new Result(new Recipe(refs, total, streamHash.digest()), refs.size(), newChunks, newBytes, sent);
+            return new Result(new Recipe(refs, total, streamHash.digest()).withChunkListSha256(), refs.size(), newChunks, newBytes, sent);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
@@ -131,10 +131,7 @@ public final class BackupPipeline {
     }
 
     static IOException unwrap(Throwable t) {
-        Throwable cause = t;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
+        Throwable cause = Futures.cause(t);
         if (cause instanceof IOException io) {
             return io;
         }

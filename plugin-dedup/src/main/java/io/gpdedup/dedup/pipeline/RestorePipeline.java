@@ -22,9 +22,10 @@ import java.util.concurrent.ExecutionException;
 /**
  * Writes a recipe's bytes to stdout. Chunk batches are fetched ahead (as far as the memory budget allows) and
  * decoded on the worker pool; each chunk's SHA-256 is checked before any of its bytes is written,
- * so a damaged chunk stops the restore with nothing unverified written. A full restore also checks
- * the stream's SHA-256 at the end (a damaged recipe); a subset restore fetches only the chunks under
- * its ranges.
+ * so a damaged chunk stops the restore with nothing unverified written. A damaged recipe is caught
+ * by the chunk list SHA-256 the backup recorded, before anything is written; a recipe from before
+ * that digest has its full restore checked against the stream's SHA-256 at the end instead. A
+ * subset restore fetches only the chunks under its ranges.
  */
 public final class RestorePipeline {
     private final PipelineSettings settings;
@@ -36,19 +37,38 @@ public final class RestorePipeline {
     }
 
     public void writeAll(Recipe recipe, OutputStream out, MemoryBudget.Stream stream) throws IOException {
-        MessageDigest streamHash = Fingerprint.newDigest();
+        boolean listed = checkChunkList(recipe);
         List<ChunkRef> chunks = recipe.chunks();
         List<Piece> pieces = new ArrayList<>(chunks.size());
         for (ChunkRef c : chunks) {
             pieces.add(new Piece(c, 0, c.length()));
         }
+        if (listed) {
+            // Every chunk is checked against its fingerprint and the list of fingerprints against its
+            // digest: together they prove the stream, so its bytes are not hashed a second time.
+            write(pieces, out, null, stream);
+            return;
+        }
+        MessageDigest streamHash = Fingerprint.newDigest();
         write(pieces, out, streamHash, stream);
         if (!MessageDigest.isEqual(streamHash.digest(), recipe.streamSha256())) {
             throw new PluginException("restored stream does not match the SHA-256 recorded at backup: the recipe is damaged");
         }
     }
 
+    /** False for a recipe without a chunk list digest; fails, before anything is written, on one that does not match. */
+    private static boolean checkChunkList(Recipe recipe) {
+        if (recipe.chunkListSha256() == null) {
+            return false;
+        }
+        if (!recipe.chunkListMatches()) {
+            throw new PluginException("the recipe's chunk list does not match the SHA-256 recorded at backup: the recipe is damaged, nothing restored");
+        }
+        return true;
+    }
+
     public void writeRanges(Recipe recipe, ByteRanges ranges, OutputStream out, MemoryBudget.Stream stream) throws IOException {
+        checkChunkList(recipe);
         List<ChunkRef> chunks = recipe.chunks();
         long[] starts = new long[chunks.size() + 1];
         for (int i = 0; i < chunks.size(); i++) {

@@ -210,7 +210,7 @@ public final class BackupSession implements AutoCloseable {
         }
         Connection c = l.connection();
         int fixed = FrameCodec.frameLength(Frame.of(0, new Request.PutChunks(l.id(), List.of())));
-        List<List<ChunkUpload>> batches = Batches.split(chunks, FrameCodec::uploadSize, fixed, c.maxFrame(), c.maxBatch());
+        List<List<ChunkUpload>> batches = Batches.split(chunks, Request.PutChunks::entrySize, fixed, c.maxFrame(), c.maxBatch());
         List<CompletableFuture<Void>> sent = new ArrayList<>(batches.size());
         for (List<ChunkUpload> batch : batches) {
             sent.add(c.send(new Request.PutChunks(l.id(), batch), ok("PUT_CHUNKS")));
@@ -242,7 +242,7 @@ public final class BackupSession implements AutoCloseable {
 
     private static CompletableFuture<Void> commitOn(Lease l, String objectName, Recipe recipe) {
         Connection c = l.connection();
-        int commitFixed = FrameCodec.frameLength(Frame.of(0, new Request.Commit(l.id(), objectName, 0, NO_HASH, List.of())));
+        int commitFixed = FrameCodec.frameLength(Frame.of(0, new Request.Commit(l.id(), objectName, 0, NO_HASH, List.of(), NO_HASH)));
         int appendFixed = FrameCodec.frameLength(Frame.of(0, new Request.AppendRecipe(l.id(), List.of())));
         int perFrame = (c.maxFrame() - Math.max(commitFixed, appendFixed)) / FrameCodec.REF_SIZE;
         if (perFrame < 1) {
@@ -255,8 +255,10 @@ public final class BackupSession implements AutoCloseable {
             sent.add(c.send(new Request.AppendRecipe(l.id(), refs.subList(from, from + perFrame)), ok("APPEND_RECIPE")));
             from += perFrame;
         }
+        // A server before version 4 would refuse the digest as bytes after the body; it keeps the stream hash alone.
+        byte[] listed = c.version() >= ProtocolVersions.V4 ? recipe.chunkListSha256() : null;
         sent.add(c.send(new Request.Commit(l.id(), objectName, recipe.totalLength(), recipe.streamSha256(),
-                refs.subList(from, refs.size())), ok("COMMIT " + objectName)));
+                refs.subList(from, refs.size()), listed), ok("COMMIT " + objectName)));
         return sent.size() == 1 ? sent.get(0) : CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
     }
 
@@ -281,7 +283,7 @@ public final class BackupSession implements AutoCloseable {
             if (e == null) {
                 return CompletableFuture.completedFuture(v);
             }
-            Throwable cause = StoreClient.unwrap(e);
+            Throwable cause = Futures.cause(e);
             long first = firstFailure == 0 ? System.nanoTime() : firstFailure;
             if (!client.mayRetry(cause, first)) {
                 return CompletableFuture.<T>failedFuture(cause);

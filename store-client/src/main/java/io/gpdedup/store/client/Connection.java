@@ -3,10 +3,10 @@ package io.gpdedup.store.client;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.protocol.ProtocolException;
 import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
+import io.gpdedup.store.protocol.StoreProtocolException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -163,7 +163,7 @@ final class Connection implements AutoCloseable {
             closeQuietly(socket);
             throw new StoreTimeoutException("gpdedup-store at " + peer + " accepted the connection but did not answer the handshake within "
                     + seconds(handshakeTimeout) + " (is it a gpdedup-store?)");
-        } catch (ProtocolException e) {
+        } catch (StoreProtocolException e) {
             closeQuietly(socket);
             throw new StoreClientException(peer + " broke the protocol during the handshake: " + e.getMessage() + " (is it a gpdedup-store?)");
         } catch (IOException e) {
@@ -290,7 +290,7 @@ final class Connection implements AutoCloseable {
         readFully(in, len, onTimeout);
         long length = ByteBuffer.wrap(len).getInt() & 0xffffffffL;
         if (length < FrameCodec.HEADER || length > maxFrame) {
-            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "frame length " + length + " outside " + FrameCodec.HEADER + ".." + maxFrame);
+            throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "frame length " + length + " outside " + FrameCodec.HEADER + ".." + maxFrame);
         }
         byte[] body = new byte[(int) length];
         readFully(in, body, onTimeout);
@@ -327,7 +327,7 @@ final class Connection implements AutoCloseable {
             }
         } catch (EOFException e) {
             fail(new StoreConnectionLostException("gpdedup-store at " + peer + " closed the connection"));
-        } catch (ProtocolException e) {
+        } catch (StoreProtocolException e) {
             fail(new StoreClientException("gpdedup-store at " + peer + " sent a malformed frame: " + e.getMessage()));
         } catch (IOException e) {
             fail(new StoreConnectionLostException("lost the connection to gpdedup-store at " + peer + ": " + e.getMessage(), e));

@@ -102,7 +102,7 @@ abstract class ReplyCollector<T> {
                     return false;
                 }
                 try {
-                    future.complete(Optional.of(new Recipe(refs, part.totalLength(), part.streamSha256())));
+                    future.complete(Optional.of(new Recipe(refs, part.totalLength(), part.streamSha256(), part.chunkListSha256())));
                 } catch (IllegalArgumentException e) {
                     future.completeExceptionally(new StoreClientException("server sent an inconsistent recipe for " + name + ": " + e.getMessage()));
                 }

@@ -19,7 +19,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -282,7 +281,7 @@ public final class StoreClient implements AutoCloseable {
             if (e == null) {
                 return CompletableFuture.completedFuture(v);
             }
-            Throwable cause = unwrap(e);
+            Throwable cause = Futures.cause(e);
             long first = firstFailure == 0 ? System.nanoTime() : firstFailure;
             if (!mayRetry(cause, first)) {
                 return CompletableFuture.<T>failedFuture(cause);
@@ -420,15 +419,8 @@ public final class StoreClient implements AutoCloseable {
         }
     }
 
-    static Throwable unwrap(Throwable e) {
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
-    }
-
     static RuntimeException rethrowable(Throwable e) {
-        Throwable cause = unwrap(e);
+        Throwable cause = Futures.cause(e);
         if (cause instanceof RuntimeException r) {
             return r;
         }

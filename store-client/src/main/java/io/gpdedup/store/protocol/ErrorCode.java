@@ -37,6 +37,6 @@ public enum ErrorCode {
                 return c;
             }
         }
-        throw new ProtocolException(MALFORMED_FRAME, "unknown error code " + code);
+        throw new StoreProtocolException(MALFORMED_FRAME, "unknown error code " + code);
     }
 }

@@ -1,46 +1,59 @@
 package io.gpdedup.store.protocol;
 
-/** The type byte of a frame (docs/protocol.md section 4). */
-public enum MessageType {
-    HELLO(0x01),
-    AUTH(0x02),
-    BEGIN_BACKUP(0x03),
-    MISSING(0x04),
-    PUT_CHUNKS(0x05),
-    APPEND_RECIPE(0x06),
-    COMMIT(0x07),
-    ABORT(0x08),
-    GET_RECIPE(0x09),
-    GET_CHUNKS(0x0A),
-    LIST(0x0B),
-    DELETE(0x0C),
-    STATS(0x0D),
-    VERIFY(0x0E),
-    GC(0x0F),
-    PING(0x10),
-    DELETE_OBJECT(0x11),
-    REPLICATE(0x12, ProtocolVersions.V2),
-    REPLICATION_STATUS(0x13, ProtocolVersions.V2),
-    SYNC(0x14, ProtocolVersions.V3),
-    SETTINGS(0x15, ProtocolVersions.V3),
+import static io.gpdedup.store.protocol.ProtocolVersions.V1;
+import static io.gpdedup.store.protocol.ProtocolVersions.V2;
+import static io.gpdedup.store.protocol.ProtocolVersions.V3;
 
-    OK(0x80),
-    HELLO_OK(0x81),
-    AUTH_OK(0x82),
-    LEASE(0x83),
-    MISSING_BITMAP(0x84),
-    RECIPE(0x85),
-    NOT_FOUND(0x86),
-    CHUNKS(0x87),
-    OBJECTS(0x88),
-    COUNT(0x89),
-    STATS_REPLY(0x8A),
-    VERIFY_REPLY(0x8B),
-    GC_REPLY(0x8C),
-    REPLICATION_QUEUED(0x8D, ProtocolVersions.V2),
-    REPLICATION_JOBS(0x8E, ProtocolVersions.V2),
-    SETTINGS_REPLY(0x8F, ProtocolVersions.V3),
-    ERROR(0xFF);
+/**
+ * The type byte of a frame (docs/protocol.md section 4): its code, the protocol version that
+ * introduced it and the reader of its body.
+ */
+public enum MessageType {
+    HELLO(0x01, V1, Request.Hello::read),
+    AUTH(0x02, V1, Request.Auth::read),
+    BEGIN_BACKUP(0x03, V1, in -> new Request.BeginBackup()),
+    MISSING(0x04, V1, Request.Missing::read),
+    PUT_CHUNKS(0x05, V1, Request.PutChunks::read),
+    APPEND_RECIPE(0x06, V1, Request.AppendRecipe::read),
+    COMMIT(0x07, V1, Request.Commit::read),
+    ABORT(0x08, V1, Request.Abort::read),
+    GET_RECIPE(0x09, V1, Request.GetRecipe::read),
+    GET_CHUNKS(0x0A, V1, Request.GetChunks::read),
+    LIST(0x0B, V1, Request.ListObjects::read),
+    DELETE(0x0C, V1, Request.DeleteObjects::read),
+    STATS(0x0D, V1, in -> new Request.GetStats()),
+    VERIFY(0x0E, V1, in -> new Request.Verify()),
+    GC(0x0F, V1, in -> new Request.CollectGarbage()),
+    PING(0x10, V1, in -> new Request.Ping()),
+    DELETE_OBJECT(0x11, V1, Request.DeleteObject::read),
+    REPLICATE(0x12, V2, Request.Replicate::read),
+    REPLICATION_STATUS(0x13, V2, in -> new Request.ReplicationStatus()),
+    SYNC(0x14, V3, in -> new Request.Sync()),
+    SETTINGS(0x15, V3, in -> new Request.GetSettings()),
+
+    OK(0x80, V1, in -> new Reply.Ok()),
+    HELLO_OK(0x81, V1, Reply.HelloOk::read),
+    AUTH_OK(0x82, V1, in -> new Reply.AuthOk()),
+    LEASE(0x83, V1, Reply.LeaseGranted::read),
+    MISSING_BITMAP(0x84, V1, Reply.MissingBitmap::read),
+    RECIPE(0x85, V1, Reply.RecipePart::read),
+    NOT_FOUND(0x86, V1, in -> new Reply.NotFound()),
+    CHUNKS(0x87, V1, Reply.ChunksPart::read),
+    OBJECTS(0x88, V1, Reply.ObjectsPart::read),
+    COUNT(0x89, V1, Reply.Count::read),
+    STATS_REPLY(0x8A, V1, Reply.Stats::read),
+    VERIFY_REPLY(0x8B, V1, Reply.VerifyResult::read),
+    GC_REPLY(0x8C, V1, Reply.GcResult::read),
+    REPLICATION_QUEUED(0x8D, V2, Reply.ReplicationQueued::read),
+    REPLICATION_JOBS(0x8E, V2, Reply.ReplicationJobsPart::read),
+    SETTINGS_REPLY(0x8F, V3, Reply.Settings::read),
+    ERROR(0xFF, V1, Reply.Error::read);
+
+    /** Reads the body of a message of one type. */
+    @FunctionalInterface
+    interface Reader {
+        Message read(WireReader in);
+    }
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 
@@ -52,14 +65,12 @@ public enum MessageType {
 
     private final int code;
     private final int since;
+    private final Reader reader;
 
-    MessageType(int code) {
-        this(code, ProtocolVersions.V1);
-    }
-
-    MessageType(int code, int since) {
+    MessageType(int code, int since, Reader reader) {
         this.code = code;
         this.since = since;
+        this.reader = reader;
     }
 
     public int code() {
@@ -75,9 +86,13 @@ public enum MessageType {
         return code >= 0x80;
     }
 
-    /** Whether a reply of this type may be split over several frames with the MORE flag. */
+    /** Whether a reply of this type may be split over several frames with the MORE flag ({@link Reply.ListPart}). */
     public boolean splittable() {
         return this == RECIPE || this == CHUNKS || this == OBJECTS || this == REPLICATION_JOBS;
+    }
+
+    Message read(WireReader in) {
+        return reader.read(in);
     }
 
     /**
@@ -97,7 +112,7 @@ public enum MessageType {
     public static MessageType ofCode(int code) {
         MessageType t = code >= 0 && code < 256 ? BY_CODE[code] : null;
         if (t == null) {
-            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "unknown message type 0x" + Integer.toHexString(code));
+            throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "unknown message type 0x" + Integer.toHexString(code));
         }
         return t;
     }

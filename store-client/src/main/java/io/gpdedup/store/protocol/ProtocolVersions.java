@@ -10,8 +10,10 @@ public final class ProtocolVersions {
     public static final int V2 = 2;
     /** Adds what a client needs to ride out gaps and store restarts: SYNC and SETTINGS. */
     public static final int V3 = 3;
+    /** Adds the chunk list SHA-256 at the end of COMMIT and RECIPE, for restores that need no second pass over the stream. */
+    public static final int V4 = 4;
     /** What this build offers in HELLO and accepts from it. */
-    public static final List<Integer> SUPPORTED = List.of(V1, V2, V3);
+    public static final List<Integer> SUPPORTED = List.of(V1, V2, V3, V4);
 
     private ProtocolVersions() {
     }

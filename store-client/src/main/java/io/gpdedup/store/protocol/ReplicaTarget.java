@@ -17,6 +17,30 @@ public record ReplicaTarget(String host, int port, String unit, String user, Str
         }
     }
 
+    int wireSize() {
+        return WireWriter.strSize(host) + 2 + WireWriter.strSize(unit) + WireWriter.strSize(user) + WireWriter.strSize(prefix);
+    }
+
+    void write(WireWriter out) {
+        out.str(host);
+        out.u16(port);
+        out.str(unit);
+        out.str(user);
+        out.str(prefix);
+    }
+
+    static ReplicaTarget read(WireReader in) {
+        String host = in.str("remote host");
+        int port = in.u16("remote port");
+        String unit = in.str("remote unit");
+        String user = in.str("remote user");
+        String prefix = in.str("target prefix");
+        if (port == 0) {
+            throw WireReader.malformed("remote port 0");
+        }
+        return new ReplicaTarget(host, port, unit, user, prefix);
+    }
+
     /** {@code user@host:port/unit/prefix}, as the status shows it. */
     @Override
     public String toString() {

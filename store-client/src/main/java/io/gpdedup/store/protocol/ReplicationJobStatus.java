@@ -45,4 +45,43 @@ public record ReplicationJobStatus(long id, String source, ReplicaTarget target,
         Objects.requireNonNull(state, "state");
         Objects.requireNonNull(lastError, "lastError");
     }
+
+    /** Bytes of one job in a REPLICATION_JOBS body. */
+    int wireSize() {
+        return 8 + WireWriter.strSize(source) + target.wireSize() + 1 + 4 + 6 * 8 + WireWriter.strSize(lastError);
+    }
+
+    void write(WireWriter out) {
+        out.u64(id);
+        out.str(source);
+        target.write(out);
+        out.u8(state.code());
+        out.u32(attempts);
+        out.u64(objectsCopied);
+        out.u64(chunksSent);
+        out.u64(bytesSent);
+        out.u64(enqueuedAtMillis);
+        out.u64(updatedAtMillis);
+        out.u64(nextAttemptAtMillis);
+        out.str(lastError);
+    }
+
+    /** The fewest bytes a job takes: for checking a count against what is left of a frame. */
+    static final int MIN_WIRE_SIZE = 8 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 4 + 6 * 8 + 2;
+
+    static ReplicationJobStatus read(WireReader in) {
+        long id = in.u64("job id");
+        String source = in.str("source prefix");
+        ReplicaTarget target = ReplicaTarget.read(in);
+        int stateCode = in.u8("job state");
+        State state;
+        try {
+            state = State.ofCode(stateCode);
+        } catch (IllegalArgumentException e) {
+            throw WireReader.malformed(e.getMessage());
+        }
+        return new ReplicationJobStatus(id, source, target, state, in.u31("attempts"), in.u64("objects copied"),
+                in.u64("chunks sent"), in.u64("bytes sent"), in.u64("enqueued at"), in.u64("updated at"),
+                in.u64("next attempt at"), in.str("last error"));
+    }
 }

@@ -2,22 +2,68 @@ package io.gpdedup.store.protocol;
 
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
+import java.util.ArrayList;
 import java.util.List;
 
-/** Messages a client sends (docs/protocol.md section 4). */
+/** Messages a client sends (docs/protocol.md section 4); each owns its body on the wire. */
 public sealed interface Request extends Message {
 
+    /** A request with no body. */
+    sealed interface Bodiless extends Request {
+        @Override
+        default long bodySize() {
+            return 0;
+        }
+
+        @Override
+        default void writeBody(WireWriter out) {
+        }
+    }
+
     record Hello(List<Integer> versions) implements Request {
+        static final int MAX_VERSIONS = 16;
+        private static final byte[] MAGIC = {'G', 'P', 'D', 'S'};
+
         public Hello {
             versions = List.copyOf(versions);
-            if (versions.isEmpty() || versions.size() > 16) {
-                throw new IllegalArgumentException("HELLO lists 1..16 versions, not " + versions.size());
+            if (versions.isEmpty() || versions.size() > MAX_VERSIONS) {
+                throw new IllegalArgumentException("HELLO lists 1.." + MAX_VERSIONS + " versions, not " + versions.size());
             }
         }
 
         @Override
         public MessageType type() {
             return MessageType.HELLO;
+        }
+
+        @Override
+        public long bodySize() {
+            return MAGIC.length + 1 + 2L * versions.size();
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.bytes(MAGIC);
+            out.u8(versions.size());
+            for (int v : versions) {
+                out.u16(v);
+            }
+        }
+
+        static Hello read(WireReader in) {
+            byte[] magic = in.bytes(MAGIC.length, "magic");
+            if (magic[0] != MAGIC[0] || magic[1] != MAGIC[1] || magic[2] != MAGIC[2] || magic[3] != MAGIC[3]) {
+                throw WireReader.malformed("HELLO without the GPDS magic");
+            }
+            int n = in.u8("version count");
+            if (n < 1 || n > MAX_VERSIONS) {
+                throw WireReader.malformed("HELLO lists " + n + " versions (1.." + MAX_VERSIONS + ")");
+            }
+            List<Integer> versions = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                versions.add(in.u16("version"));
+            }
+            return new Hello(versions);
         }
     }
 
@@ -27,6 +73,22 @@ public sealed interface Request extends Message {
             return MessageType.AUTH;
         }
 
+        @Override
+        public long bodySize() {
+            return WireWriter.strSize(unit) + WireWriter.strSize(user) + WireWriter.strSize(password);
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.str(unit);
+            out.str(user);
+            out.str(password);
+        }
+
+        static Auth read(WireReader in) {
+            return new Auth(in.str("unit"), in.str("user"), in.str("password"));
+        }
+
         /** Never shows the password: messages end up in logs. */
         @Override
         public String toString() {
@@ -34,7 +96,7 @@ public sealed interface Request extends Message {
         }
     }
 
-    record BeginBackup() implements Request {
+    record BeginBackup() implements Bodiless {
         @Override
         public MessageType type() {
             return MessageType.BEGIN_BACKUP;
@@ -50,6 +112,21 @@ public sealed interface Request extends Message {
         public MessageType type() {
             return MessageType.MISSING;
         }
+
+        @Override
+        public long bodySize() {
+            return 8 + WireWriter.fingerprintsSize(fingerprints);
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.u64(lease);
+            out.fingerprints(fingerprints);
+        }
+
+        static Missing read(WireReader in) {
+            return new Missing(in.u64("lease"), in.fingerprints());
+        }
     }
 
     record PutChunks(long lease, List<ChunkUpload> chunks) implements Request {
@@ -60,6 +137,47 @@ public sealed interface Request extends Message {
         @Override
         public MessageType type() {
             return MessageType.PUT_CHUNKS;
+        }
+
+        @Override
+        public long bodySize() {
+            long n = 8 + 4;
+            for (ChunkUpload c : chunks) {
+                n += entrySize(c);
+            }
+            return n;
+        }
+
+        /** Bytes one chunk takes in the body: for cutting uploads into frames. */
+        public static int entrySize(ChunkUpload c) {
+            return Fingerprint.LENGTH + 1 + 4 + 4 + c.payload().length;
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.u64(lease);
+            out.u32(chunks.size());
+            for (ChunkUpload c : chunks) {
+                out.fingerprint(c.fingerprint());
+                out.u8(c.codec().id());
+                out.u32(c.rawLength());
+                out.u32(c.payload().length);
+                out.bytes(c.payload());
+            }
+        }
+
+        static PutChunks read(WireReader in) {
+            long lease = in.u64("lease");
+            int n = in.count(Fingerprint.LENGTH + 9, "chunk");
+            List<ChunkUpload> chunks = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                Fingerprint fp = in.fingerprint("chunk fingerprint");
+                var codec = in.codec();
+                int raw = in.u31("raw length");
+                int len = in.u31("payload length");
+                chunks.add(new ChunkUpload(fp, codec, raw, in.bytes(len, "payload")));
+            }
+            return new PutChunks(lease, chunks);
         }
     }
 
@@ -72,20 +190,67 @@ public sealed interface Request extends Message {
         public MessageType type() {
             return MessageType.APPEND_RECIPE;
         }
+
+        @Override
+        public long bodySize() {
+            return 8 + WireWriter.refsSize(refs);
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.u64(lease);
+            out.refs(refs);
+        }
+
+        static AppendRecipe read(WireReader in) {
+            return new AppendRecipe(in.u64("lease"), in.refs());
+        }
     }
 
-    /** The last part of a recipe (earlier parts came in APPEND_RECIPE) and the commit itself. */
-    record Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs) implements Request {
+    /**
+     * The last part of a recipe (earlier parts came in APPEND_RECIPE) and the commit itself; the
+     * chunk list SHA-256 is sent from version 4 on, {@code null} before.
+     */
+    record Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs, byte[] chunkListSha256)
+            implements Request {
         public Commit {
-            if (streamSha256.length != Fingerprint.LENGTH) {
-                throw new IllegalArgumentException("a stream SHA-256 is " + Fingerprint.LENGTH + " bytes");
+            if (streamSha256.length != Fingerprint.LENGTH || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
+                throw new IllegalArgumentException("a SHA-256 is " + Fingerprint.LENGTH + " bytes");
             }
             refs = List.copyOf(refs);
+        }
+
+        public Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs) {
+            this(lease, objectName, totalLength, streamSha256, refs, null);
         }
 
         @Override
         public MessageType type() {
             return MessageType.COMMIT;
+        }
+
+        @Override
+        public long bodySize() {
+            return 8 + WireWriter.strSize(objectName) + 8 + Fingerprint.LENGTH + WireWriter.refsSize(refs)
+                    + WireWriter.optionalSha256Size(chunkListSha256);
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.u64(lease);
+            out.str(objectName);
+            out.u64(totalLength);
+            out.bytes(streamSha256);
+            out.refs(refs);
+            out.optionalSha256(chunkListSha256);
+        }
+
+        static Commit read(WireReader in) {
+            long lease = in.u64("lease");
+            String name = in.str("object name");
+            long total = in.u64("total length");
+            byte[] sha = in.bytes(Fingerprint.LENGTH, "stream SHA-256");
+            return new Commit(lease, name, total, sha, in.refs(), in.optionalSha256("chunk list SHA-256"));
         }
     }
 
@@ -94,12 +259,40 @@ public sealed interface Request extends Message {
         public MessageType type() {
             return MessageType.ABORT;
         }
+
+        @Override
+        public long bodySize() {
+            return 8;
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.u64(lease);
+        }
+
+        static Abort read(WireReader in) {
+            return new Abort(in.u64("lease"));
+        }
     }
 
     record GetRecipe(String objectName) implements Request {
         @Override
         public MessageType type() {
             return MessageType.GET_RECIPE;
+        }
+
+        @Override
+        public long bodySize() {
+            return WireWriter.strSize(objectName);
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.str(objectName);
+        }
+
+        static GetRecipe read(WireReader in) {
+            return new GetRecipe(in.str("object name"));
         }
     }
 
@@ -112,6 +305,20 @@ public sealed interface Request extends Message {
         public MessageType type() {
             return MessageType.GET_CHUNKS;
         }
+
+        @Override
+        public long bodySize() {
+            return WireWriter.fingerprintsSize(fingerprints);
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.fingerprints(fingerprints);
+        }
+
+        static GetChunks read(WireReader in) {
+            return new GetChunks(in.fingerprints());
+        }
     }
 
     record ListObjects(String prefix) implements Request {
@@ -119,12 +326,40 @@ public sealed interface Request extends Message {
         public MessageType type() {
             return MessageType.LIST;
         }
+
+        @Override
+        public long bodySize() {
+            return WireWriter.strSize(prefix);
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.str(prefix);
+        }
+
+        static ListObjects read(WireReader in) {
+            return new ListObjects(in.str("prefix"));
+        }
     }
 
     record DeleteObjects(String prefix) implements Request {
         @Override
         public MessageType type() {
             return MessageType.DELETE;
+        }
+
+        @Override
+        public long bodySize() {
+            return WireWriter.strSize(prefix);
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.str(prefix);
+        }
+
+        static DeleteObjects read(WireReader in) {
+            return new DeleteObjects(in.str("prefix"));
         }
     }
 
@@ -134,23 +369,37 @@ public sealed interface Request extends Message {
         public MessageType type() {
             return MessageType.DELETE_OBJECT;
         }
+
+        @Override
+        public long bodySize() {
+            return WireWriter.strSize(objectName);
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.str(objectName);
+        }
+
+        static DeleteObject read(WireReader in) {
+            return new DeleteObject(in.str("object name"));
+        }
     }
 
-    record GetStats() implements Request {
+    record GetStats() implements Bodiless {
         @Override
         public MessageType type() {
             return MessageType.STATS;
         }
     }
 
-    record Verify() implements Request {
+    record Verify() implements Bodiless {
         @Override
         public MessageType type() {
             return MessageType.VERIFY;
         }
     }
 
-    record CollectGarbage() implements Request {
+    record CollectGarbage() implements Bodiless {
         @Override
         public MessageType type() {
             return MessageType.GC;
@@ -167,6 +416,22 @@ public sealed interface Request extends Message {
             return MessageType.REPLICATE;
         }
 
+        @Override
+        public long bodySize() {
+            return WireWriter.strSize(sourcePrefix) + target.wireSize() + WireWriter.strSize(password);
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.str(sourcePrefix);
+            target.write(out);
+            out.str(password);
+        }
+
+        static Replicate read(WireReader in) {
+            return new Replicate(in.str("source prefix"), ReplicaTarget.read(in), in.str("remote password"));
+        }
+
         /** Never shows the password: messages end up in logs. */
         @Override
         public String toString() {
@@ -175,14 +440,14 @@ public sealed interface Request extends Message {
     }
 
     /** The replication jobs of the connection's unit. */
-    record ReplicationStatus() implements Request {
+    record ReplicationStatus() implements Bodiless {
         @Override
         public MessageType type() {
             return MessageType.REPLICATION_STATUS;
         }
     }
 
-    record Ping() implements Request {
+    record Ping() implements Bodiless {
         @Override
         public MessageType type() {
             return MessageType.PING;
@@ -190,7 +455,7 @@ public sealed interface Request extends Message {
     }
 
     /** Durability of every chunk the unit holds now (version 3). */
-    record Sync() implements Request {
+    record Sync() implements Bodiless {
         @Override
         public MessageType type() {
             return MessageType.SYNC;
@@ -198,7 +463,7 @@ public sealed interface Request extends Message {
     }
 
     /** The server's settings a client adapts to (version 3). */
-    record GetSettings() implements Request {
+    record GetSettings() implements Bodiless {
         @Override
         public MessageType type() {
             return MessageType.SETTINGS;

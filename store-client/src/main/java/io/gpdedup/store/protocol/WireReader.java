@@ -8,9 +8,11 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Reads the primitive types of docs/protocol.md section 1; any shortfall is a malformed frame. */
-final class WireReader {
+public final class WireReader {
     private final ByteBuffer buf;
 
     WireReader(ByteBuffer buf) {
@@ -112,13 +114,45 @@ final class WireReader {
         return new ChunkRef(fp, u31("chunk ref length"));
     }
 
+    /** A SHA-256 added at the end of a body in a later version: null when the body ends before it. */
+    byte[] optionalSha256(String what) {
+        return remaining() == 0 ? null : bytes(Fingerprint.LENGTH, what);
+    }
+
+    List<Fingerprint> fingerprints() {
+        int n = count(Fingerprint.LENGTH, "fingerprint");
+        List<Fingerprint> fps = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            fps.add(fingerprint("fingerprint"));
+        }
+        return fps;
+    }
+
+    List<ChunkRef> refs() {
+        int n = count(FrameCodec.REF_SIZE, "chunk ref");
+        List<ChunkRef> refs = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            refs.add(ref());
+        }
+        return refs;
+    }
+
+    List<String> strings(String what) {
+        int n = count(2, what);
+        List<String> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(str(what));
+        }
+        return out;
+    }
+
     void end(MessageType type) {
         if (buf.hasRemaining()) {
             throw malformed(type + " has " + buf.remaining() + " bytes after its body");
         }
     }
 
-    static ProtocolException malformed(String message) {
-        return new ProtocolException(ErrorCode.MALFORMED_FRAME, message);
+    static StoreProtocolException malformed(String message) {
+        return new StoreProtocolException(ErrorCode.MALFORMED_FRAME, message);
     }
 }

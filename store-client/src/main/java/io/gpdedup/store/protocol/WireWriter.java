@@ -4,9 +4,10 @@ import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /** Writes the primitive types of docs/protocol.md section 1 into a buffer sized beforehand. */
-final class WireWriter {
+public final class WireWriter {
     private final ByteBuffer buf;
 
     WireWriter(ByteBuffer buf) {
@@ -46,6 +47,54 @@ final class WireWriter {
     void ref(ChunkRef ref) {
         fingerprint(ref.fingerprint());
         buf.putInt(ref.length());
+    }
+
+    void fingerprints(List<Fingerprint> fps) {
+        u32(fps.size());
+        for (Fingerprint fp : fps) {
+            fingerprint(fp);
+        }
+    }
+
+    void refs(List<ChunkRef> refs) {
+        u32(refs.size());
+        for (ChunkRef r : refs) {
+            ref(r);
+        }
+    }
+
+    void strings(List<String> strings) {
+        u32(strings.size());
+        for (String s : strings) {
+            str(s);
+        }
+    }
+
+    /** A field added at the end of a body in a later version: present or absent, never empty. */
+    void optionalSha256(byte[] sha) {
+        if (sha != null) {
+            bytes(sha);
+        }
+    }
+
+    static int optionalSha256Size(byte[] sha) {
+        return sha == null ? 0 : Fingerprint.LENGTH;
+    }
+
+    static long fingerprintsSize(List<Fingerprint> fps) {
+        return 4 + (long) Fingerprint.LENGTH * fps.size();
+    }
+
+    static long refsSize(List<ChunkRef> refs) {
+        return 4 + (long) FrameCodec.REF_SIZE * refs.size();
+    }
+
+    static long stringsSize(List<String> strings) {
+        long n = 4;
+        for (String s : strings) {
+            n += strSize(s);
+        }
+        return n;
     }
 
     static byte[] utf8(String s) {

@@ -58,6 +58,7 @@ class FrameCodecTest {
                 new Request.PutChunks(lease, uploads),
                 new Request.AppendRecipe(lease, refs),
                 new Request.Commit(lease, name, r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs),
+                new Request.Commit(lease, name, r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs, bytes(r, 32)),
                 new Request.Abort(lease),
                 new Request.GetRecipe(name),
                 new Request.GetChunks(fps),
@@ -79,6 +80,7 @@ class FrameCodecTest {
                 new Reply.LeaseGranted(lease),
                 new Reply.MissingBitmap(bits),
                 new Reply.RecipePart(r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs),
+                new Reply.RecipePart(r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs, bytes(r, 32)),
                 new Reply.NotFound(),
                 new Reply.ChunksPart(stored),
                 new Reply.ObjectsPart(List.of(new ObjectInfo(name, 12345, 1700000000000L), new ObjectInfo("", 0, 0))),
@@ -98,6 +100,13 @@ class FrameCodecTest {
 
     static Stream<Long> seeds() {
         return Stream.of(1L, 2L, 3L, 42L, 20261123L);
+    }
+
+    @Test
+    void theSplittableTypesAreExactlyTheListReplies() {
+        for (Message m : everyMessage(1)) {
+            assertEquals(m instanceof Reply.ListPart, m.type().splittable(), m.type().name());
+        }
     }
 
     @ParameterizedTest
@@ -143,11 +152,27 @@ class FrameCodecTest {
             byte[] body = frameBytes(Frame.of(5, m));
             for (int cut = 0; cut < body.length; cut++) {
                 byte[] shorter = Arrays.copyOf(body, cut);
-                ProtocolException e = assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(shorter)),
+                if (cut == body.length - Fingerprint.LENGTH && withoutChunkListSha256(m) != null) {
+                    // A field added at the end in version 4 is optional: cut off whole, the frame is the older form.
+                    assertEquals(ByteBuffer.wrap(frameBytes(Frame.of(5, withoutChunkListSha256(m)))), ByteBuffer.wrap(shorter));
+                    continue;
+                }
+                StoreProtocolException e = assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(shorter)),
                         m.type() + " cut to " + cut + " bytes");
                 assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
             }
         }
+    }
+
+    /** The message as a version 3 peer sends it, or null if it has no chunk list SHA-256. */
+    private static Message withoutChunkListSha256(Message m) {
+        if (m instanceof Request.Commit c && c.chunkListSha256() != null) {
+            return new Request.Commit(c.lease(), c.objectName(), c.totalLength(), c.streamSha256(), c.refs());
+        }
+        if (m instanceof Reply.RecipePart p && p.chunkListSha256() != null) {
+            return new Reply.RecipePart(p.totalLength(), p.streamSha256(), p.refs());
+        }
+        return null;
     }
 
     @ParameterizedTest
@@ -156,7 +181,7 @@ class FrameCodecTest {
         for (Message m : everyMessage(seed)) {
             byte[] longer = Arrays.copyOf(frameBytes(Frame.of(5, m)), frameBytes(Frame.of(5, m)).length + 1);
             assertEquals(ErrorCode.MALFORMED_FRAME,
-                    assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(longer))).code(), m.type().toString());
+                    assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(longer))).code(), m.type().toString());
         }
     }
 
@@ -164,16 +189,16 @@ class FrameCodecTest {
     @ValueSource(ints = {0x00, 0x11, 0x7F, 0x8D, 0xFE})
     void unknownTypesAreMalformed(int type) {
         byte[] body = {(byte) type, 0, 0, 0, 0, 1};
-        assertEquals(ErrorCode.MALFORMED_FRAME, assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(body))).code());
+        assertEquals(ErrorCode.MALFORMED_FRAME, assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(body))).code());
     }
 
     @Test
     void reservedFlagsAndMisplacedMoreAreMalformed() {
         byte[] ping = frameBytes(Frame.of(1, new Request.Ping()));
         ping[1] = 2;
-        assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(ping)));
+        assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(ping)));
         ping[1] = 1;
-        assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(ping)), "MORE on PING");
+        assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(ping)), "MORE on PING");
         assertThrows(IllegalArgumentException.class, () -> new Frame(1, true, new Reply.Ok()));
         byte[] objects = frameBytes(new Frame(1, true, new Reply.ObjectsPart(List.of())));
         assertTrue(FrameCodec.decode(ByteBuffer.wrap(objects)).more());
@@ -183,30 +208,30 @@ class FrameCodecTest {
     void aForgedCountAllocatesNothingAndIsMalformed() {
         // GET_CHUNKS claiming 2^31-1 fingerprints in a 10-byte frame.
         byte[] body = {0x0A, 0, 0, 0, 0, 1, 0x7F, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
-        ProtocolException e = assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(body)));
+        StoreProtocolException e = assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(body)));
         assertTrue(e.getMessage().contains("does not fit"), e.getMessage());
     }
 
     @Test
     void badUtf8BadCodecBadMagicAndStrayBitmapBitsAreMalformed() {
         byte[] list = {0x0B, 0, 0, 0, 0, 1, 0, 2, (byte) 0xC3, (byte) 0x28};
-        assertTrue(assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(list))).getMessage().contains("UTF-8"));
+        assertTrue(assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(list))).getMessage().contains("UTF-8"));
 
         byte[] put = frameBytes(Frame.of(1, new Request.PutChunks(1, List.of(new ChunkUpload(fp(1), Codec.ZSTD, 3, new byte[3])))));
         put[FrameCodec.HEADER + 8 + 4 + Fingerprint.LENGTH] = 9;
-        assertTrue(assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(put))).getMessage().contains("codec"));
+        assertTrue(assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(put))).getMessage().contains("codec"));
 
         byte[] hello = frameBytes(Frame.of(1, new Request.Hello(List.of(1))));
         hello[FrameCodec.HEADER] = 'X';
-        assertTrue(assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(hello))).getMessage().contains("magic"));
+        assertTrue(assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(hello))).getMessage().contains("magic"));
 
         byte[] bitmap = frameBytes(Frame.of(1, new Reply.MissingBitmap(new boolean[3])));
         bitmap[bitmap.length - 1] = (byte) 0x80;
-        assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(bitmap)));
+        assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(bitmap)));
 
         byte[] negative = frameBytes(Frame.of(1, new Reply.Count(5)));
         negative[FrameCodec.HEADER] = (byte) 0x80;
-        assertThrows(ProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(negative)));
+        assertThrows(StoreProtocolException.class, () -> FrameCodec.decode(ByteBuffer.wrap(negative)));
     }
 
     @Test
@@ -222,10 +247,11 @@ class FrameCodecTest {
 
     @Test
     void versionChoiceIsTheHighestCommonOne() {
+        assertEquals(4, ProtocolVersions.choose(List.of(1, 2, 3, 4, 7)).getAsInt());
         assertEquals(3, ProtocolVersions.choose(List.of(1, 2, 3, 7)).getAsInt());
         assertEquals(2, ProtocolVersions.choose(List.of(1, 2, 7)).getAsInt());
         assertEquals(1, ProtocolVersions.choose(List.of(1, 7)).getAsInt());
-        assertTrue(ProtocolVersions.choose(List.of(4, 5)).isEmpty());
+        assertTrue(ProtocolVersions.choose(List.of(5, 6)).isEmpty());
     }
 
     private static Frame decode(ByteBuffer wire) {

@@ -118,6 +118,9 @@ final class UnitVerifier {
             return null; // deleted while verifying
         }
         Recipe recipe = rc.get().recipe();
+        if (recipe.chunkListSha256() != null && !recipe.chunkListMatches()) {
+            return "its chunk list does not match the SHA-256 recorded at backup";
+        }
         MessageDigest md = Fingerprint.newDigest();
         int i = 0;
         for (ChunkRef ref : recipe.chunks()) {

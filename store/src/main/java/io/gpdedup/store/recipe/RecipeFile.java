@@ -10,9 +10,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 
-/** The bytes of one recipe file (docs/format.md, section 3). */
+/**
+ * The bytes of one recipe file (docs/format.md, section 3). A recipe with a chunk list digest is
+ * written as version 2; one without (committed by an older client) keeps version 1's bytes.
+ */
 public final class RecipeFile {
-    private static final long MAGIC = 0x4750445243503031L; // "GPDRCP01"
+    private static final long MAGIC_V1 = 0x4750445243503031L; // "GPDRCP01"
+    private static final long MAGIC_V2 = 0x4750445243503032L; // "GPDRCP02": adds the chunk list SHA-256
     private static final int ENTRY_BYTES = Fingerprint.LENGTH + 4;
 
     /** A decoded recipe file. */
@@ -28,9 +32,15 @@ public final class RecipeFile {
             throw new IllegalArgumentException("the stream SHA-256 must be " + Fingerprint.LENGTH + " bytes");
         }
         int count = recipe.chunks().size();
-        ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(66L + n.length + (long) ENTRY_BYTES * count));
-        b.putLong(MAGIC).putShort((short) n.length).put(n);
-        b.putLong(recipe.totalLength()).putLong(committedAtMillis).put(recipe.streamSha256()).putInt(count);
+        byte[] listed = recipe.chunkListSha256();
+        int listedBytes = listed == null ? 0 : listed.length;
+        ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(66L + listedBytes + n.length + (long) ENTRY_BYTES * count));
+        b.putLong(listed == null ? MAGIC_V1 : MAGIC_V2).putShort((short) n.length).put(n);
+        b.putLong(recipe.totalLength()).putLong(committedAtMillis).put(recipe.streamSha256());
+        if (listed != null) {
+            b.put(listed);
+        }
+        b.putInt(count);
         byte[] fp = new byte[Fingerprint.LENGTH];
         for (ChunkRef c : recipe.chunks()) {
             c.fingerprint().copyTo(fp, 0);
@@ -53,7 +63,8 @@ public final class RecipeFile {
             throw new CorruptRecipeException("recipe checksum mismatch");
         }
         try {
-            if (b.getLong() != MAGIC) {
+            long magic = b.getLong();
+            if (magic != MAGIC_V1 && magic != MAGIC_V2) {
                 throw new CorruptRecipeException("bad recipe magic");
             }
             byte[] n = new byte[b.getShort() & 0xffff];
@@ -62,6 +73,11 @@ public final class RecipeFile {
             long committedAt = b.getLong();
             byte[] sha = new byte[Fingerprint.LENGTH];
             b.get(sha);
+            byte[] listed = null;
+            if (magic == MAGIC_V2) {
+                listed = new byte[Fingerprint.LENGTH];
+                b.get(listed);
+            }
             int count = b.getInt();
             if (count < 0 || (long) count * ENTRY_BYTES != b.remaining() - 4L) {
                 throw new CorruptRecipeException("recipe chunk count " + count + " does not match its size");
@@ -76,7 +92,7 @@ public final class RecipeFile {
                 }
                 refs.add(new ChunkRef(Fingerprint.of(fp), len));
             }
-            return new Contents(new String(n, StandardCharsets.UTF_8), committedAt, new Recipe(refs, total, sha));
+            return new Contents(new String(n, StandardCharsets.UTF_8), committedAt, new Recipe(refs, total, sha, listed));
         } catch (BufferUnderflowException | IllegalArgumentException e) {
             throw new CorruptRecipeException("malformed recipe: " + e.getMessage());
         }

@@ -56,6 +56,11 @@ public final class Bucket implements AutoCloseable {
     /** Attempts of a request that must answer soon (a start's check, a lease renewal), and how long it may take in all. */
     private static final int QUICK_ATTEMPTS = 3;
     private static final Duration QUICK_LIMIT = Duration.ofSeconds(5);
+    /**
+     * The start's check: the first request of a process also loads the SDK, which on a busy machine
+     * alone can take seconds, so it gets longer than a lease renewal, still failing within a minute.
+     */
+    private static final Duration START_LIMIT = Duration.ofSeconds(30);
     private static final int MAX_CONNECTIONS = 64;
     private static final int DELETERS = 8;
 
@@ -152,8 +157,8 @@ public final class Bucket implements AutoCloseable {
      * know before it serves anything. Tried a few times only: a start should fail fast.
      */
     public void check() throws BucketException {
-        try {
-            quickClient.listObjectsV2(r -> r.bucket(settings.bucket()).prefix(settings.prefix()).maxKeys(1));
+        try (S3Client start = client(settings, counters, QUICK_ATTEMPTS, START_LIMIT)) {
+            start.listObjectsV2(r -> r.bucket(settings.bucket()).prefix(settings.prefix()).maxKeys(1));
         } catch (SdkException e) {
             throw failure("list " + settings.describe(), e);
         }

@@ -3,9 +3,9 @@ package io.gpdedup.store.server;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.ProtocolException;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
+import io.gpdedup.store.protocol.StoreProtocolException;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -37,7 +37,7 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         Frame frame = (Frame) msg;
         if (checking || !(frame.message() instanceof Request.Auth auth)) {
-            throw new ProtocolException(ErrorCode.PROTOCOL_VIOLATION,
+            throw new StoreProtocolException(ErrorCode.PROTOCOL_VIOLATION,
                     (checking ? "request before AUTH_OK: " : "expected AUTH, got ") + frame.type());
         }
         checking = true;
@@ -101,7 +101,7 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
         }
         LOG.log(System.Logger.Level.INFO, "login: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress());
         server.metrics.watchUnit(unit);
-        StoreSession session = new StoreSession(unit, auth.user(), server.metrics);
+        StoreSession session = new StoreSession(unit, auth.user(), ctx.channel().attr(HandshakeHandler.VERSION).get(), server.metrics);
         ctx.pipeline().get(FrameDecoder.class).allowFramesUpTo(server.config.maxFrameBytes());
         ctx.pipeline().addAfter(ctx.name(), "store", new StoreHandler(server, session));
         ctx.channel().writeAndFlush(Frame.of(requestId, new Reply.AuthOk()));

@@ -1,16 +1,13 @@
 package io.gpdedup.store.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.gpdedup.store.StrictYaml;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
@@ -22,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
@@ -194,10 +190,7 @@ public final class ConfigLoader {
     }
 
     private static ConfigFile read(String text, String source) {
-        ObjectMapper mapper = new ObjectMapper(YAMLFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        ObjectMapper mapper = StrictYaml.mapper();
         try {
             JsonNode tree = mapper.readTree(text);
             if (tree == null || tree.isMissingNode() || tree.isNull()) {
@@ -205,12 +198,10 @@ public final class ConfigLoader {
             }
             return mapper.readValue(text, ConfigFile.class);
         } catch (UnrecognizedPropertyException e) {
-            String known = e.getKnownPropertyIds() == null ? "" : e.getKnownPropertyIds().stream()
-                    .map(Object::toString).sorted().collect(Collectors.joining(", "));
-            throw new ConfigException("config " + source + where(e.getLocation()) + ": unknown key '" + e.getPropertyName()
-                    + "' at " + path(e) + " (known keys there: " + known + ")");
+            throw new ConfigException("config " + source + StrictYaml.at(e.getLocation()) + ": unknown key '" + e.getPropertyName()
+                    + "' at " + path(e) + " (known keys there: " + StrictYaml.knownKeys(e) + ")");
         } catch (JsonMappingException e) {
-            throw new ConfigException("config " + source + where(e.getLocation()) + ": " + path(e) + ": " + mismatch(e));
+            throw new ConfigException("config " + source + StrictYaml.at(e.getLocation()) + ": " + path(e) + ": " + mismatch(e));
         } catch (JsonProcessingException e) {
             throw new ConfigException("config " + source + syntaxError(e));
         }
@@ -263,22 +254,15 @@ public final class ConfigLoader {
         // Jackson's own syntax errors ("Duplicate field 'x'") name keys only; their later lines may quote the source.
         String message = e.getOriginalMessage() == null ? "not valid YAML" : e.getOriginalMessage();
         int nl = message.indexOf('\n');
-        return where(e.getLocation()) + ": " + (nl < 0 ? message : message.substring(0, nl));
+        return StrictYaml.at(e.getLocation()) + ": " + (nl < 0 ? message : message.substring(0, nl));
     }
 
     private static String mark(String prefix, Mark mark) {
         return mark == null ? "" : prefix + " line " + (mark.getLine() + 1) + " column " + (mark.getColumn() + 1);
     }
 
-    private static String where(JsonLocation loc) {
-        return loc == null || loc.getLineNr() < 1 ? "" : ", line " + loc.getLineNr() + " column " + loc.getColumnNr();
-    }
-
     private static String path(JsonMappingException e) {
-        String p = e.getPath().stream()
-                .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-                .collect(Collectors.joining("."));
-        return p.isEmpty() ? "top level" : p;
+        return StrictYaml.keyPath(e, false, "top level");
     }
 
     private static <T> T or(T value, T fallback) {

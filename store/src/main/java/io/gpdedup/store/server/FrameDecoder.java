@@ -2,7 +2,7 @@ package io.gpdedup.store.server;
 
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.protocol.ProtocolException;
+import io.gpdedup.store.protocol.StoreProtocolException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -46,9 +46,9 @@ final class FrameDecoder extends ByteToMessageDecoder {
         out.add(in.readRetainedSlice((int) length));
     }
 
-    private ProtocolException fail(ByteBuf in, ErrorCode code, String message) {
+    private StoreProtocolException fail(ByteBuf in, ErrorCode code, String message) {
         failed = true;
         in.skipBytes(in.readableBytes());
-        return new ProtocolException(code, message);
+        return new StoreProtocolException(code, message);
     }
 }

@@ -2,10 +2,10 @@ package io.gpdedup.store.server;
 
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.ProtocolException;
 import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
+import io.gpdedup.store.protocol.StoreProtocolException;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.AttributeKey;
@@ -28,11 +28,11 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         Frame frame = (Frame) msg;
         if (!(frame.message() instanceof Request.Hello hello)) {
-            throw new ProtocolException(ErrorCode.PROTOCOL_VIOLATION, "expected HELLO first, got " + frame.type());
+            throw new StoreProtocolException(ErrorCode.PROTOCOL_VIOLATION, "expected HELLO first, got " + frame.type());
         }
         OptionalInt version = ProtocolVersions.choose(hello.versions());
         if (version.isEmpty()) {
-            throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION,
+            throw new StoreProtocolException(ErrorCode.UNSUPPORTED_VERSION,
                     "no common protocol version: client offers " + hello.versions() + ", server speaks " + ProtocolVersions.SUPPORTED);
         }
         ctx.channel().attr(VERSION).set(version.getAsInt());

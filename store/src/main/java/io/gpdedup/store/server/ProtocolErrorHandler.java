@@ -2,8 +2,8 @@ package io.gpdedup.store.server;
 
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.ProtocolException;
 import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.store.protocol.StoreProtocolException;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -36,7 +36,7 @@ final class ProtocolErrorHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable e = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
-        if (e instanceof ProtocolException pe) {
+        if (e instanceof StoreProtocolException pe) {
             LOG.log(System.Logger.Level.INFO, "closing " + ctx.channel().remoteAddress() + ": " + pe.code() + ": " + pe.getMessage());
             fail(ctx.channel(), pe.code(), pe.getMessage());
         } else if (e instanceof IOException) {

@@ -1,13 +1,11 @@
 package io.gpdedup.store.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.gpdedup.plugin.api.Sizes;
 import io.gpdedup.store.s3.S3Settings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The config's {@code storage:} block (docs/s3.md): {@code type: local} (the default, units in the
@@ -15,7 +13,6 @@ import java.util.regex.Pattern;
  * from the AWS SDK's default chain.
  */
 final class StorageSection {
-    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)?");
 
     /** The block as written; every key optional but {@code type} and, for s3, {@code bucket}. */
     static final class StorageFile {
@@ -82,29 +79,12 @@ final class StorageSection {
         }
     }
 
-    /** A size: a whole number of bytes, or one with a unit (KiB, MiB, GiB, TiB; KB, MB, GB, TB are powers of 1000). */
+    /** A size: bytes, or a number with a unit (KiB, MiB, GiB, TiB; KB, MB, GB, TB are powers of 1000). */
     static long bytes(String text, String key) {
-        Matcher m = SIZE.matcher(text.trim());
-        if (!m.matches()) {
-            throw new IllegalArgumentException(key + " must be a size such as 10GiB or 500MiB");
-        }
-        long n = Long.parseLong(m.group(1));
-        String unit = m.group(2) == null ? "B" : m.group(2);
-        long factor = switch (unit.toUpperCase(Locale.ROOT)) {
-            case "KIB" -> 1L << 10;
-            case "MIB" -> 1L << 20;
-            case "GIB" -> 1L << 30;
-            case "TIB" -> 1L << 40;
-            case "KB" -> 1000L;
-            case "MB" -> 1000_000L;
-            case "GB" -> 1000_000_000L;
-            case "TB" -> 1000_000_000_000L;
-            default -> 1L;
-        };
         try {
-            return Math.multiplyExact(n, factor);
-        } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(key + " is too large");
+            return Sizes.parseDecimalKilo(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(key + " must be a size such as 10GiB or 500MiB");
         }
     }
 }

@@ -4,9 +4,9 @@ import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.protocol.MessageType;
-import io.gpdedup.store.protocol.ProtocolException;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
+import io.gpdedup.store.protocol.StoreProtocolException;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -48,13 +48,13 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         Frame frame = (Frame) msg;
         if (!(frame.message() instanceof Request request) || request instanceof Request.Hello || request instanceof Request.Auth) {
-            throw new ProtocolException(ErrorCode.PROTOCOL_VIOLATION, frame.type() + " is not allowed after AUTH_OK");
+            throw new StoreProtocolException(ErrorCode.PROTOCOL_VIOLATION, frame.type() + " is not allowed after AUTH_OK");
         }
         Channel channel = ctx.channel();
         Integer version = channel.attr(HandshakeHandler.VERSION).get();
         if (version != null && request.type().sinceVersion() > version) {
             // What a server of that version would say: the type does not exist there.
-            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "unknown message type 0x" + Integer.toHexString(request.type().code())
+            throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "unknown message type 0x" + Integer.toHexString(request.type().code())
                     + " in protocol version " + version);
         }
         int id = frame.requestId();

@@ -3,13 +3,15 @@ package io.gpdedup.store.server;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.store.client.Futures;
 import io.gpdedup.store.engine.StoreException;
-import io.gpdedup.store.protocol.Batches;
 import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.store.protocol.ReplyParts;
 import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.replication.ReplicationQueue;
 import io.gpdedup.store.report.VerifyReport;
@@ -19,12 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.function.Function;
-import java.util.function.ToIntFunction;
 
 /**
  * Serves one request of an authenticated session against its storage unit: the store's business
@@ -97,7 +95,7 @@ final class StoreRequests {
                 chunks(s, ((Request.GetChunks) request).fingerprints(), out);
                 return DONE;
             case LIST:
-                sendParts(s.unit.list(((Request.ListObjects) request).prefix()), FrameCodec::objectInfoSize, Reply.ObjectsPart::new, out);
+                sendParts(new Reply.ObjectsPart(s.unit.list(((Request.ListObjects) request).prefix())), out);
                 return DONE;
             case DELETE: {
                 String prefix = ((Request.DeleteObjects) request).prefix();
@@ -133,7 +131,7 @@ final class StoreRequests {
                 out.last(new Reply.ReplicationQueued(replicate(s, (Request.Replicate) request)));
                 return DONE;
             case REPLICATION_STATUS:
-                sendParts(replication.jobs(s.unit.name()), FrameCodec::jobStatusSize, Reply.ReplicationJobsPart::new, out);
+                sendParts(new Reply.ReplicationJobsPart(replication.jobs(s.unit.name())), out);
                 return DONE;
             default:
                 throw new IllegalStateException(request.type() + " is not a store request");
@@ -189,7 +187,7 @@ final class StoreRequests {
         try {
             Recipe recipe;
             try {
-                recipe = new Recipe(l.refsWith(c.refs()), c.totalLength(), c.streamSha256());
+                recipe = new Recipe(l.refsWith(c.refs()), c.totalLength(), c.streamSha256(), c.chunkListSha256());
             } catch (IllegalArgumentException e) {
                 throw new BadRequestException("recipe of " + c.objectName() + ": " + e.getMessage());
             }
@@ -208,7 +206,7 @@ final class StoreRequests {
                 metrics.committed(c.totalLength());
                 out.last(new Reply.Ok());
             } else {
-                out.last(errorFor(unwrap(e), c));
+                out.last(errorFor(Futures.cause(e), c));
             }
             return null;
         }, executor);
@@ -217,7 +215,7 @@ final class StoreRequests {
     /** OK once {@code work} has completed, or its error. */
     private CompletionStage<Void> answerWhenDone(CompletableFuture<Void> work, Request request, ReplySink out) {
         return work.handleAsync((v, e) -> {
-            out.last(e == null ? new Reply.Ok() : errorFor(unwrap(e), request));
+            out.last(e == null ? new Reply.Ok() : errorFor(Futures.cause(e), request));
             return null;
         }, executor);
     }
@@ -229,14 +227,14 @@ final class StoreRequests {
             return;
         }
         Recipe r = found.get();
-        sendParts(r.chunks(), ref -> FrameCodec.REF_SIZE, refs -> new Reply.RecipePart(r.totalLength(), r.streamSha256(), refs), out);
+        // An older client would take the digest for bytes after the body: it only goes to those that know it.
+        byte[] listed = s.version >= ProtocolVersions.V4 ? r.chunkListSha256() : null;
+        sendParts(new Reply.RecipePart(r.totalLength(), r.streamSha256(), r.chunks(), listed), out);
     }
 
     private void chunks(StoreSession s, List<Fingerprint> fingerprints, ReplySink out) {
         checkBatch(fingerprints.size());
-        int fixed = FrameCodec.frameLength(Frame.of(0, new Reply.ChunksPart(List.of())));
-        List<StoredChunk> part = new ArrayList<>();
-        long length = fixed;
+        ReplyParts<StoredChunk> parts = new ReplyParts<>(new Reply.ChunksPart(List.of()), maxFrame, out::part);
         for (Fingerprint fp : fingerprints) {
             StoredChunk c;
             try {
@@ -244,20 +242,15 @@ final class StoreRequests {
             } catch (StoreException e) {
                 throw new StoreException("chunk " + fp + ": " + e.getMessage(), e);
             }
-            int size = FrameCodec.storedChunkSize(c);
-            if (fixed + (long) size > maxFrame) {
-                throw new StoreException("chunk " + fp + " (" + size + " bytes) does not fit in a frame of " + maxFrame + " bytes");
+            try {
+                parts.add(c);
+            } catch (IllegalArgumentException e) {
+                int size = new Reply.ChunksPart(List.of()).entrySize(c);
+                throw new StoreException("chunk " + fp + " (" + size + " bytes) does not fit in a frame of " + maxFrame + " bytes", e);
             }
-            if (length + size > maxFrame) {
-                out.part(new Reply.ChunksPart(part));
-                part = new ArrayList<>();
-                length = fixed;
-            }
-            part.add(c);
-            length += size;
             metrics.chunkRead(c.payload().length);
         }
-        out.last(new Reply.ChunksPart(part));
+        out.last(parts.last());
     }
 
     /** Queues the copy of a backup of the session's unit; refuses one with nothing to copy. */
@@ -272,16 +265,8 @@ final class StoreRequests {
     }
 
     /** A list as a reply of as many frames (MORE) as it needs. */
-    private <E> void sendParts(List<E> entries, ToIntFunction<E> entrySize, Function<List<E>, Reply> part, ReplySink out) {
-        int fixed = FrameCodec.frameLength(Frame.of(0, part.apply(List.of())));
-        List<List<E>> parts = Batches.split(entries, entrySize, fixed, maxFrame, Integer.MAX_VALUE);
-        for (int i = 0; i < parts.size(); i++) {
-            if (i < parts.size() - 1) {
-                out.part(part.apply(parts.get(i)));
-            } else {
-                out.last(part.apply(parts.get(i)));
-            }
-        }
+    private void sendParts(Reply.ListPart<?> whole, ReplySink out) {
+        out.last(ReplyParts.split(whole, maxFrame, out::part));
     }
 
     /** The verify report, its lists cut (saying so) until it fits in one frame. */
@@ -297,13 +282,6 @@ final class StoreRequests {
             reply = new Reply.VerifyResult(new VerifyReport(r.chunksChecked(), r.bytesChecked(), r.objectsChecked(), damaged, problems));
         }
         return reply;
-    }
-
-    static Throwable unwrap(Throwable e) {
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 
     static Reply.Error errorFor(Throwable e, Request request) {

@@ -23,13 +23,16 @@ final class StoreSession {
 
     final StorageUnit unit;
     final String user;
+    /** The protocol version agreed on the connection: what its replies may carry. */
+    final int version;
     private final StoreMetrics metrics;
     private final Map<Long, OpenLease> leases = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    StoreSession(StorageUnit unit, String user, StoreMetrics metrics) {
+    StoreSession(StorageUnit unit, String user, int version, StoreMetrics metrics) {
         this.unit = unit;
         this.user = user;
+        this.version = version;
         this.metrics = metrics;
     }
 

@@ -13,7 +13,7 @@ import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.server.StoreFixture;
-import io.gpdedup.testsupport.FaultyRelay;
+import io.gpdedup.testsupport.TcpRelay;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -40,7 +40,7 @@ class ReconnectTest {
     @TempDir
     Path dir;
 
-    private static ClientSettings via(FaultyRelay relay, StoreFixture store, Duration reconnect) {
+    private static ClientSettings via(TcpRelay relay, StoreFixture store, Duration reconnect) {
         ClientSettings a = store.settingsA();
         return new ClientSettings("127.0.0.1", relay.port(), a.unit(), a.user(), a.password(), a.connectTimeout(), a.readTimeout())
                 .withReconnectTimeout(reconnect);
@@ -76,7 +76,7 @@ class ReconnectTest {
     void aBackupSessionCarriesOnOnANewLeaseAfterTheNetworkWasCut() throws Exception {
         TestData data = TestData.random(7, 2_000_000, 16_384, Codec.NONE);
         try (StoreFixture store = StoreFixture.start(dir.resolve("data"));
-             FaultyRelay relay = FaultyRelay.start(new InetSocketAddress("127.0.0.1", store.port()));
+             TcpRelay relay = TcpRelay.start(new InetSocketAddress("127.0.0.1", store.port()));
              StoreClient client = StoreClient.connect(via(relay, store, Duration.ofSeconds(60)))) {
             BackupSession s = client.beginBackup();
             long firstLease = s.leaseId();
@@ -99,7 +99,7 @@ class ReconnectTest {
     void aCommitWhoseAnswerWasLostIsNotMadeTwiceAndReadsAreSentAgain() throws Exception {
         TestData data = TestData.random(8, 600_000, 16_384, Codec.NONE);
         try (StoreFixture store = StoreFixture.start(dir.resolve("data"));
-             FaultyRelay relay = FaultyRelay.start(new InetSocketAddress("127.0.0.1", store.port()));
+             TcpRelay relay = TcpRelay.start(new InetSocketAddress("127.0.0.1", store.port()));
              StoreClient client = StoreClient.connect(via(relay, store, Duration.ofSeconds(60)))) {
             BackupSession s = client.beginBackup();
             for (int i = 0; i < BATCHES; i++) {
@@ -151,7 +151,7 @@ class ReconnectTest {
     void aStoreThatStaysAwayFailsTheSessionAfterTheReconnectTimeout() throws Exception {
         TestData data = TestData.random(11, 200_000, 16_384, Codec.NONE);
         try (StoreFixture store = StoreFixture.start(dir.resolve("data"));
-             FaultyRelay relay = FaultyRelay.start(new InetSocketAddress("127.0.0.1", store.port()));
+             TcpRelay relay = TcpRelay.start(new InetSocketAddress("127.0.0.1", store.port()));
              StoreClient client = StoreClient.connect(via(relay, store, Duration.ofSeconds(2)))) {
             BackupSession s = client.beginBackup();
             storeBatch(s, data, 0).join();

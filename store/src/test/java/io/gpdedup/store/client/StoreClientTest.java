@@ -55,7 +55,7 @@ class StoreClientTest {
         TestData data = TestData.random(codec.id() + 1, 300_000, 16_384, codec);
         String name = DIR + "gpbackup_0_20261123045500_" + codec;
         try (StoreClient client = store.connectA()) {
-            assertEquals(3, client.protocolVersion());
+            assertEquals(4, client.protocolVersion());
             try (BackupSession backup = client.beginBackup()) {
                 boolean[] missing = backup.missing(data.fingerprints()).join();
                 assertEquals(data.uploads.size(), missing.length);
@@ -69,6 +69,8 @@ class StoreClientTest {
             assertEquals(data.recipe.chunks(), recipe.chunks());
             assertEquals(data.recipe.totalLength(), recipe.totalLength());
             assertArrayEquals(data.recipe.streamSha256(), recipe.streamSha256());
+            assertArrayEquals(data.recipe.chunkListSha256(), recipe.chunkListSha256());
+            assertTrue(recipe.chunkListMatches());
             assertArrayEquals(data.bytes, TestData.restore(client, name));
 
             List<ObjectInfo> listed = client.list(DIR);

@@ -32,7 +32,7 @@ final class TestData {
         }
         MessageDigest md = Fingerprint.newDigest();
         md.update(bytes);
-        this.recipe = new Recipe(refs, bytes.length, md.digest());
+        this.recipe = new Recipe(refs, bytes.length, md.digest()).withChunkListSha256();
     }
 
     static TestData random(long seed, int length, int chunkSize, Codec codec) {

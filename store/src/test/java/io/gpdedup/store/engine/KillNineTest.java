@@ -57,8 +57,12 @@ class KillNineTest {
         int[] killAfter = {7, 23, 41};
         for (int round = 0; round < killAfter.length; round++) {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                    CrashWriter.class.getName(), store.toString(), Integer.toString(round)));
+            List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path")));
+            String settle = System.getProperty("gpdedup.s3.lease-settle-millis");
+            if (settle != null) {
+                command.add("-Dgpdedup.s3.lease-settle-millis=" + settle); // the tests' shorter lease settle (the root pom) for the child too
+            }
+            command.addAll(List.of(CrashWriter.class.getName(), store.toString(), Integer.toString(round)));
             command.addAll(s3Args);
             Process p = new ProcessBuilder(command)
                     .redirectError(dir.resolve("child-" + round + ".err").toFile()).start();

@@ -20,6 +20,11 @@ class RecipeFileTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 5, 1000})
     void roundTripsAndDetectsEveryFlippedByte(int chunks) throws Exception {
+        roundTrip(chunks, false);
+        roundTrip(chunks, true);
+    }
+
+    private static void roundTrip(int chunks, boolean listed) throws Exception {
         Random r = new Random(chunks);
         List<ChunkRef> refs = new ArrayList<>();
         long total = 0;
@@ -32,9 +37,17 @@ class RecipeFileTest {
         }
         byte[] sha = new byte[32];
         r.nextBytes(sha);
-        Recipe recipe = new Recipe(refs, total, sha);
+        Recipe recipe = listed ? new Recipe(refs, total, sha).withChunkListSha256() : new Recipe(refs, total, sha);
         byte[] bytes = RecipeFile.encode("a/b/ü", 123456789L, recipe);
+        // Without a chunk list digest the file keeps version 1's layout, which older stores read.
+        assertEquals(listed ? "GPDRCP02" : "GPDRCP01", new String(bytes, 0, 8, java.nio.charset.StandardCharsets.US_ASCII));
         RecipeFile.Contents back = RecipeFile.decode(bytes);
+        if (listed) {
+            assertArrayEquals(Recipe.listSha256(refs, total), back.recipe().chunkListSha256());
+            assertTrue(back.recipe().chunkListMatches());
+        } else {
+            assertNull(back.recipe().chunkListSha256());
+        }
         assertEquals("a/b/ü", back.name());
         assertEquals(123456789L, back.committedAtMillis());
         assertEquals(recipe.chunks(), back.recipe().chunks());
@@ -46,6 +59,23 @@ class RecipeFileTest {
             assertThrows(CorruptRecipeException.class, () -> RecipeFile.decode(bad), "flipped byte " + i);
         }
         assertThrows(CorruptRecipeException.class, () -> RecipeFile.decode(java.util.Arrays.copyOf(bytes, bytes.length - 1)));
+    }
+
+    @Test
+    void theChunkListDigestTellsAReorderedOrChangedListFromTheRecordedOne() {
+        Fingerprint a = Fingerprint.of(new byte[32]);
+        byte[] b2 = new byte[32];
+        b2[0] = 1;
+        Fingerprint b = Fingerprint.of(b2);
+        Recipe recorded = new Recipe(List.of(new ChunkRef(a, 10), new ChunkRef(b, 20)), 30, new byte[32]).withChunkListSha256();
+        assertTrue(recorded.chunkListMatches());
+        for (List<ChunkRef> other : List.of(List.of(new ChunkRef(b, 20), new ChunkRef(a, 10)), List.of(new ChunkRef(a, 20), new ChunkRef(b, 10)),
+                List.of(new ChunkRef(a, 10), new ChunkRef(a, 20)))) {
+            Recipe damaged = new Recipe(other, 30, new byte[32], recorded.chunkListSha256());
+            assertEquals(false, damaged.chunkListMatches(), other.toString());
+        }
+        assertEquals(false, new Recipe(List.of(new ChunkRef(a, 10), new ChunkRef(b, 20)), 30, new byte[32]).chunkListMatches(),
+                "a recipe without a digest proves nothing by it");
     }
 
     @Test

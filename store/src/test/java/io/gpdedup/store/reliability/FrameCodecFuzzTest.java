@@ -14,12 +14,12 @@ import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.protocol.Message;
-import io.gpdedup.store.protocol.ProtocolException;
 import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.ReplicaTarget;
 import io.gpdedup.store.protocol.ReplicationJobStatus;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
+import io.gpdedup.store.protocol.StoreProtocolException;
 import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.testsupport.Mutator;
 import java.lang.management.ManagementFactory;
@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Seeded fuzzing of {@link FrameCodec#decode}: mutated valid frames of every shape either decode
- * or fail with {@link ProtocolException}, never anything else, and never allocate more than a
+ * or fail with {@link StoreProtocolException}, never anything else, and never allocate more than a
  * small multiple of the input (a forged count must not drive an allocation).
  */
 class FrameCodecFuzzTest {
@@ -99,10 +99,10 @@ class FrameCodecFuzzTest {
                 try {
                     FrameCodec.decode(body.slice());
                     outcome[0]++;
-                } catch (ProtocolException expected) {
+                } catch (StoreProtocolException expected) {
                     outcome[1]++;
                 } catch (RuntimeException e) {
-                    fail("input " + i + " (seed " + seed + ") threw " + e + " instead of ProtocolException: " + hex(input), e);
+                    fail("input " + i + " (seed " + seed + ") threw " + e + " instead of StoreProtocolException: " + hex(input), e);
                 }
                 long allocated = threads.getThreadAllocatedBytes(self) - before;
                 if (allocated > ALLOC_CONSTANT + ALLOC_PER_INPUT_BYTE * input.length) {

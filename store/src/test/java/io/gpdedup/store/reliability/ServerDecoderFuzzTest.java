@@ -9,10 +9,10 @@ import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.protocol.ProtocolException;
 import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
+import io.gpdedup.store.protocol.StoreProtocolException;
 import io.gpdedup.store.server.StoreFixture;
 import io.gpdedup.testsupport.Mutator;
 import java.io.ByteArrayOutputStream;
@@ -127,7 +127,7 @@ class ServerDecoderFuzzTest {
             Frame f;
             try {
                 f = FrameCodec.decode(ByteBuffer.wrap(body));
-            } catch (ProtocolException e) {
+            } catch (StoreProtocolException e) {
                 fail("input " + i + ": the server sent a malformed frame: " + e.getMessage());
                 return errors;
             }

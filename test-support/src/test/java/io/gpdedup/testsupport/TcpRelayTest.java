@@ -1,4 +1,4 @@
-package io.gpdedup.bench.runner;
+package io.gpdedup.testsupport;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** The relay passes bytes both ways unchanged and from its own address. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class LoopbackRelayTest {
+class TcpRelayTest {
     @Test
     void relaysBothWaysFromItsAddress() throws Exception {
         InetAddress loopback = InetAddress.getByName("127.0.0.1");
@@ -31,7 +31,7 @@ class LoopbackRelayTest {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-            try (LoopbackRelay relay = LoopbackRelay.start(loopback, new InetSocketAddress(loopback, echo.getLocalPort()));
+            try (TcpRelay relay = TcpRelay.start(loopback, new InetSocketAddress(loopback, echo.getLocalPort()));
                  Socket client = new Socket(loopback, relay.port())) {
                 byte[] sent = new byte[300_000];
                 new SplittableRandom(3).nextBytes(sent);
@@ -56,6 +56,6 @@ class LoopbackRelayTest {
     @Test
     void refusesAnAddressThatIsNotLoopback() throws Exception {
         assertThrows(IllegalArgumentException.class,
-                () -> LoopbackRelay.start(InetAddress.getByName("192.0.2.1"), new InetSocketAddress("127.0.0.1", 1)));
+                () -> TcpRelay.start(InetAddress.getByName("192.0.2.1"), new InetSocketAddress("127.0.0.1", 1)));
     }
 }

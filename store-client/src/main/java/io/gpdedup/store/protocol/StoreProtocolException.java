@@ -1,12 +1,12 @@
 package io.gpdedup.store.protocol;
 
 /** A peer broke the protocol; the code says how, and whether the connection must close. */
-public class ProtocolException extends RuntimeException {
+public class StoreProtocolException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final ErrorCode code;
 
-    public ProtocolException(ErrorCode code, String message) {
+    public StoreProtocolException(ErrorCode code, String message) {
         super(message);
         this.code = code;
     }

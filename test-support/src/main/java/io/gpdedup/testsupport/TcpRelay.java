@@ -13,31 +13,47 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A TCP relay on 127.0.0.1 in front of a real server, that can cut the network: {@link #cut} resets
- * every connection it carries (both sides see a reset) and, for the given time, closes every new
- * connection at once, as a cable pulled and plugged back in would. Its port stays the same.
+ * A TCP relay on a loopback address in front of a real server. Connections are passed on from the
+ * address the relay listens on, so a benchmark's simulated host shows the server an address of its own
+ * (127.0.0.3, as one segment host each), and bytes are copied as they come. It can cut the network:
+ * {@link #cut} resets every connection it carries (both sides see a reset) and, for the given time,
+ * closes every new connection at once, as a cable pulled and plugged back in would. Its port stays the same.
  */
-public final class FaultyRelay implements AutoCloseable {
+public final class TcpRelay implements AutoCloseable {
     private final ServerSocket server;
+    private final InetAddress address;
     private final InetSocketAddress target;
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private final AtomicInteger cutConnections = new AtomicInteger();
     private volatile long downUntilNanos;
 
-    private FaultyRelay(ServerSocket server, InetSocketAddress target) {
+    private TcpRelay(ServerSocket server, InetAddress address, InetSocketAddress target) {
         this.server = server;
+        this.address = address;
         this.target = target;
     }
 
     /** Listens on a free port of 127.0.0.1 and relays every connection to {@code target}. */
-    public static FaultyRelay start(InetSocketAddress target) throws IOException {
+    public static TcpRelay start(InetSocketAddress target) throws IOException {
+        return start(InetAddress.getLoopbackAddress(), target);
+    }
+
+    /** Listens on a free port of {@code address} (a loopback address) and relays to {@code target} from that address. */
+    public static TcpRelay start(InetAddress address, InetSocketAddress target) throws IOException {
+        if (!address.isLoopbackAddress()) {
+            throw new IllegalArgumentException(address + " is not a loopback address");
+        }
         ServerSocket s = new ServerSocket();
-        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
-        FaultyRelay relay = new FaultyRelay(s, target);
-        Thread t = new Thread(relay::accept, "faulty-relay-accept");
+        s.bind(new InetSocketAddress(address, 0), 128);
+        TcpRelay relay = new TcpRelay(s, address, target);
+        Thread t = new Thread(relay::accept, "tcp-relay-accept");
         t.setDaemon(true);
         t.start();
         return relay;
+    }
+
+    public InetAddress address() {
+        return address;
     }
 
     public int port() {
@@ -75,7 +91,10 @@ public final class FaultyRelay implements AutoCloseable {
             }
             Socket upstream = new Socket();
             try {
+                upstream.bind(new InetSocketAddress(address, 0));
                 upstream.connect(target, 10_000);
+                client.setTcpNoDelay(true);
+                upstream.setTcpNoDelay(true);
             } catch (IOException e) {
                 reset(client);
                 reset(upstream);
@@ -109,7 +128,7 @@ public final class FaultyRelay implements AutoCloseable {
                 reset(from);
                 reset(to);
             }
-        }, "faulty-relay-pump");
+        }, "tcp-relay-pump");
         t.setDaemon(true);
         t.start();
     }
