@@ -46,7 +46,7 @@ final class GpdedupTool implements BackupTool {
     private final Map<String, String> keys = new HashMap<>();
     private final Bucket bucket;
     private Path agentDir;
-    private StoreProcess store;
+    private ComparedStore store;
     private WireCounter wire;
     private Path config;
 
@@ -101,9 +101,9 @@ final class GpdedupTool implements BackupTool {
         Files.createDirectories(dir);
         Files.createDirectories(logs);
         if (bucket != null) {
-            StoreProcess.writeBucketConfig(dir.resolve("home"), bucket.endpoint(), bucket.name(), bucket.prefix());
+            ComparedStore.writeBucketConfig(dir.resolve("home"), bucket.endpoint(), bucket.name(), bucket.prefix());
         }
-        store = StoreProcess.start(commands, dir.resolve("home"), logs.resolve("gpdedup-store-" + name() + ".log"), timeoutSeconds,
+        store = ComparedStore.start(commands, dir.resolve("home"), logs.resolve("gpdedup-store-" + name() + ".log"), timeoutSeconds,
                 bucket != null);
         int port = store.port();
         if (!direct) {

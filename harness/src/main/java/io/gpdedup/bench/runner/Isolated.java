@@ -70,7 +70,7 @@ public final class Isolated {
     /**
      * @param fileBytes the live size of each file a host backs up (every host the same)
      */
-    public static Result run(LiveStore store, Dist dist, Path work, int hosts, long[] fileBytes, double hostReadCap,
+    public static Result run(LiveStore store, Installation dist, Path work, int hosts, long[] fileBytes, double hostReadCap,
             long run, LongConsumer progress) throws IOException, InterruptedException {
         int files = fileBytes.length;
         String timestamp = timestamp(run);
@@ -187,13 +187,13 @@ public final class Isolated {
         return "127.0.0." + (host + 2);
     }
 
-    private static Process startHost(LiveStore store, Dist dist, Path dir, int h, long[] bytes, double cap, long run,
+    private static Process startHost(LiveStore store, Installation dist, Path dir, int h, long[] bytes, double cap, long run,
             String timestamp) throws IOException {
         Files.createDirectories(dir);
         List<String> cmd = new ArrayList<>(Jvm.command("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         cmd.add(HostMain.class.getName());
         cmd.addAll(List.of("--index", String.valueOf(h), "--address", address(h), "--store-port", String.valueOf(store.port()),
-                "--plugin", dist.executable(Dist.DEDUP_PLUGIN).toString(),
+                "--plugin", dist.executable(Installation.DEDUP_PLUGIN).toString(),
                 "--bytes", java.util.Arrays.stream(bytes).mapToObj(String::valueOf).collect(java.util.stream.Collectors.joining(",")), "--read-cap", String.valueOf(cap), "--run", String.valueOf(run),
                 "--work", dir.toString(), "--timestamp", timestamp));
         ProcessBuilder pb = new ProcessBuilder(cmd);

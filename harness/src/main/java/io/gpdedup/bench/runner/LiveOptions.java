@@ -42,7 +42,7 @@ final class LiveOptions {
     }
 
     /** The profile file named, or the default one found. */
-    Path profileFile(Dist d) {
+    Path profileFile(Installation d) {
         if (profile != null) {
             return profile;
         }
@@ -58,7 +58,7 @@ final class LiveOptions {
     }
 
     /** The profile at the scale asked for. */
-    ApplianceProfile loadProfile(Dist d) {
+    ApplianceProfile loadProfile(Installation d) {
         ApplianceProfile p = ApplianceProfile.load(profileFile(d));
         if (scale != null) {
             if (!(scale > 0) || scale.isInfinite()) {

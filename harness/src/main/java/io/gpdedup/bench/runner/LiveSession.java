@@ -14,7 +14,7 @@ import java.util.stream.Stream;
  * directory unless it was asked to be kept.
  */
 final class LiveSession implements AutoCloseable {
-    private final Dist dist;
+    private final Installation dist;
     private final ApplianceProfile profile;
     private final Path work;
     private final boolean removeWork;
@@ -23,7 +23,7 @@ final class LiveSession implements AutoCloseable {
     private final Thread onExit;
     private long nextRun;
 
-    private LiveSession(Dist dist, ApplianceProfile profile, Path work, boolean removeWork, LiveStore store) {
+    private LiveSession(Installation dist, ApplianceProfile profile, Path work, boolean removeWork, LiveStore store) {
         this.dist = dist;
         this.profile = profile;
         this.work = work;
@@ -35,12 +35,12 @@ final class LiveSession implements AutoCloseable {
     }
 
     public static LiveSession open(LiveOptions o) throws IOException {
-        Dist dist = Dist.locate(o.dist);
+        Installation dist = Installation.locate(o.dist);
         ApplianceProfile profile = o.loadProfile(dist);
         return open(dist, profile, o.work, o.keep);
     }
 
-    public static LiveSession open(Dist dist, ApplianceProfile profile, Path workDir, boolean keep) throws IOException {
+    public static LiveSession open(Installation dist, ApplianceProfile profile, Path workDir, boolean keep) throws IOException {
         Path work = workDir == null ? Files.createTempDirectory("gpdedup-bench-") : Files.createDirectories(workDir);
         boolean remove = workDir == null && !keep;
         try {
@@ -57,7 +57,7 @@ final class LiveSession implements AutoCloseable {
         }
     }
 
-    public Dist dist() {
+    public Installation dist() {
         return dist;
     }
 

@@ -62,12 +62,12 @@ final class LiveStore implements AutoCloseable {
      * Starts the store of {@code dist} under {@code workDir} (created) with the profile, when given,
      * and waits until it listens.
      */
-    public static LiveStore start(Dist dist, Path workDir, Path profile) throws IOException {
-        return start(List.of(dist.executable(Dist.STORE).toString()), workDir, profile, List.of());
+    public static LiveStore start(Installation dist, Path workDir, Path profile) throws IOException {
+        return start(List.of(dist.executable(Installation.STORE).toString()), workDir, profile, List.of());
     }
 
     /**
-     * As {@link #start(Dist, Path, Path)} with {@code storeCommand} running gpdedup-store (its
+     * As {@link #start(Installation, Path, Path)} with {@code storeCommand} running gpdedup-store (its
      * launcher, or a JVM and its main class) and {@code extraConfig} as more lines of its config
      * (TLS, say); without a profile the store is a plain one, no appliance.
      */

@@ -44,13 +44,13 @@ final class SimHost implements AutoCloseable {
         this.agent = agent;
     }
 
-    static SimHost open(int index, LiveStore store, Dist dist, Path dir) throws IOException {
+    static SimHost open(int index, LiveStore store, Installation dist, Path dir) throws IOException {
         Files.createDirectories(dir);
         InetAddress address = InetAddress.getByName(Isolated.address(index));
         TcpRelay relay = TcpRelay.start(address, new InetSocketAddress(store.host(), store.port()));
         try {
             PluginAgent agent = PluginAgent.create();
-            Path plugin = dist.executable(Dist.DEDUP_PLUGIN);
+            Path plugin = dist.executable(Installation.DEDUP_PLUGIN);
             Path config = PluginConfigFile.write(dir.resolve("plugin.yaml"), plugin, address.getHostAddress(), relay.port(),
                     LiveStore.UNIT, LiveStore.USER, store.password(), true);
             Path home = Files.createDirectories(dir.resolve("home"));

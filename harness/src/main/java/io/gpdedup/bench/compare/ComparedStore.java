@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  * A {@code gpdedup-store serve} process on loopback with the demo config under its own HOME, any
  * free port and no metrics endpoint. Stopped with SIGTERM, as an operator stops it.
  */
-final class StoreProcess implements AutoCloseable {
+final class ComparedStore implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("gpdedup-store listening on 127\\.0\\.0\\.1:(\\d+)");
 
     private final Path home;
@@ -33,7 +33,7 @@ final class StoreProcess implements AutoCloseable {
     private static final Pattern METRICS = Pattern.compile("metrics on (http://\\S+/metrics)");
     private static final Pattern BUCKET_REQUESTS = Pattern.compile("^gpdedup_store_bucket_requests_total\\{operation=\"(\\w+)\"\\} ([0-9.eE+]+)$");
 
-    private StoreProcess(Path home, Process process, int port, Path log) {
+    private ComparedStore(Path home, Process process, int port, Path log) {
         this.log = log;
         this.home = home;
         this.process = process;
@@ -53,12 +53,12 @@ final class StoreProcess implements AutoCloseable {
     }
 
     /** Starts a store whose config and data live under {@code home}; waits for its ready line. */
-    static StoreProcess start(GpdedupCommands commands, Path home, Path log, long timeoutSeconds) throws IOException {
+    static ComparedStore start(GpdedupCommands commands, Path home, Path log, long timeoutSeconds) throws IOException {
         return start(commands, home, log, timeoutSeconds, false);
     }
 
     /** As above; with {@code metrics}, on a free metrics port, for {@link #bucketRequests()}. */
-    static StoreProcess start(GpdedupCommands commands, Path home, Path log, long timeoutSeconds, boolean metrics) throws IOException {
+    static ComparedStore start(GpdedupCommands commands, Path home, Path log, long timeoutSeconds, boolean metrics) throws IOException {
         Files.createDirectories(home);
         List<String> cmd = new ArrayList<>(commands.store());
         cmd.addAll(List.of("serve", "--port", "0", "--metrics-port", metrics ? "0" : "-1"));
@@ -84,7 +84,7 @@ final class StoreProcess implements AutoCloseable {
         reader.setDaemon(true);
         reader.start();
         try {
-            return new StoreProcess(home, p, ready.get(timeoutSeconds, TimeUnit.SECONDS), log);
+            return new ComparedStore(home, p, ready.get(timeoutSeconds, TimeUnit.SECONDS), log);
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             p.destroyForcibly();
             if (e instanceof InterruptedException) {

@@ -10,18 +10,18 @@ import java.nio.file.Paths;
  * the one given, else the one this harness runs from ({@code <dist>/lib/harness.jar}), else system
  * property {@code gpdedup.dist}.
  */
-public record Dist(Path home) {
+public record Installation(Path home) {
     public static final String PROPERTY = "gpdedup.dist";
     public static final String STORE = "gpdedup-store";
     public static final String DEDUP_PLUGIN = "gpbackup_dedup_plugin";
 
-    public static Dist locate(Path given) {
+    public static Installation locate(Path given) {
         if (given != null) {
             return checked(given.toAbsolutePath().normalize());
         }
         Path own = ownHome();
         if (own != null && Files.isExecutable(own.resolve("bin").resolve(STORE))) {
-            return new Dist(own);
+            return new Installation(own);
         }
         String prop = System.getProperty(PROPERTY);
         if (prop != null && !prop.isBlank()) {
@@ -31,15 +31,15 @@ public record Dist(Path home) {
                 + "or give --dist DIR (the directory holding bin/gpdedup-store)");
     }
 
-    private static Dist checked(Path home) {
-        Dist d = new Dist(home);
+    private static Installation checked(Path home) {
+        Installation d = new Installation(home);
         d.executable(STORE);
         return d;
     }
 
     private static Path ownHome() {
         try {
-            Path jar = Paths.get(Dist.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path jar = Paths.get(Installation.class.getProtectionDomain().getCodeSource().getLocation().toURI());
             if (Files.isRegularFile(jar) && jar.getParent() != null && jar.getParent().getParent() != null) {
                 return jar.getParent().getParent();
             }
