@@ -119,6 +119,8 @@ public final class Bucket implements AutoCloseable {
                 // server understands (the SDK's default trailing CRC is not).
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                // Uploads go with an unsigned payload on http too: the server checks them against their signed Content-MD5.
+                .putAuthScheme(new Md5CheckedSigning())
                 .overrideConfiguration(o -> o
                         .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
                                 .maxAttempts(attempts)
