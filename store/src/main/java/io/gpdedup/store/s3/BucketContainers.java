@@ -355,6 +355,7 @@ final class BucketContainers implements ContainerStore {
             bucket.put(keys.containerIndex(s.id), ContainerIndexFile.encode(s.id, c.dataStart(), c.size(), tally.entries()));
             s.size = c.size();
             s.remote = true;
+            s.tally = null; // its entries are in the index object now
             uploadedSinceCheckpoint.incrementAndGet();
             dropSpoolFile(s);
         } catch (IOException e) {
