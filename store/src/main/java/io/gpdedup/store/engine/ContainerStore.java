@@ -41,15 +41,10 @@ public interface ContainerStore extends Closeable {
     ChunkIndex recoverIndex(List<String> problems) throws IOException;
 
     /**
-     * Appends a record, rolling over to a new container when the current one is full. Refused with
-     * nothing written past the unit's capacity or into the disk reserve.
+     * Appends a chunk record, rolling over to a new container when the current one is full. Refused
+     * with nothing written past the unit's capacity or into the disk reserve.
      */
-    Placement append(byte[] record) throws IOException;
-
-    /** Encodes and appends a chunk record, as {@link #append(byte[])} does its encoding. */
-    default Placement append(ChunkRecord record) throws IOException {
-        return append(record.encode());
-    }
+    Placement append(ChunkRecord record) throws IOException;
 
     /** {@code length} bytes at {@code offset} of container {@code id}; {@link GoneException} if it is no more. */
     byte[] read(int id, long offset, int length) throws IOException;

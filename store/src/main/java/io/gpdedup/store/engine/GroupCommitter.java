@@ -124,7 +124,8 @@ final class GroupCommitter implements AutoCloseable {
             }
         } catch (IOException | RuntimeException e) {
             for (Pending p : waiting) {
-                p.future().completeExceptionally(new StoreException("cannot make chunks durable in unit " + unitName + ": " + e, e));
+                p.future().completeExceptionally(new StoreException("cannot make chunks durable in unit " + unitName + ": "
+                        + (e.getMessage() != null ? e.getMessage() : e.toString()), e));
             }
             return;
         }

@@ -6,10 +6,10 @@ import io.gpdedup.store.container.ContainerScanner;
 import io.gpdedup.store.container.ContainerSet;
 import io.gpdedup.store.container.DiskSpace;
 import io.gpdedup.store.container.FileSync;
+import io.gpdedup.store.container.RecordBuffer;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.index.IndexSnapshot;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +28,7 @@ final class LocalContainers implements ContainerStore {
     private final String unit;
     private final Path unitDir;
     private final ContainerSet set;
-    private ByteBuffer encoded = ByteBuffer.allocateDirect(0);
+    private final RecordBuffer encoder = new RecordBuffer();
 
     private LocalContainers(String unit, Path unitDir, ContainerSet set) {
         this.unit = unit;
@@ -101,27 +101,10 @@ final class LocalContainers implements ContainerStore {
         return index;
     }
 
-    @Override
-    public Placement append(byte[] record) throws IOException {
-        ContainerSet.Placement p = set.append(record);
-        return new Placement(p.container(), p.offset());
-    }
-
-    /**
-     * Encodes the record into a direct buffer kept for the next append and writes it from there: a
-     * heap array would be copied into a temporary direct buffer by the channel on every write
-     * (a tenth of the store's CPU in a first backup). Appends are serialized by the unit's write lock.
-     */
+    /** Appends are serialized by the unit's write lock. */
     @Override
     public synchronized Placement append(ChunkRecord record) throws IOException {
-        int length = record.encodedLength();
-        if (encoded.capacity() < length) {
-            encoded = ByteBuffer.allocateDirect(Math.max(length, 2 * encoded.capacity()));
-        }
-        encoded.clear();
-        record.writeTo(encoded);
-        encoded.flip();
-        ContainerSet.Placement p = set.append(encoded);
+        ContainerSet.Placement p = set.append(encoder.encode(record));
         return new Placement(p.container(), p.offset());
     }
 

@@ -124,6 +124,8 @@ public final class Bucket implements AutoCloseable {
                 // server understands (the SDK's default trailing CRC is not).
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                // Uploads go with an unsigned payload on http too: the server checks them against their signed Content-MD5.
+                .putAuthScheme(new Md5CheckedSigning())
                 .overrideConfiguration(o -> o
                         .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
                                 .maxAttempts(attempts)
@@ -178,6 +180,14 @@ public final class Bucket implements AutoCloseable {
         } catch (IOException e) {
             throw new BucketException(BucketException.Kind.FAILED, "cannot read " + file + " to upload it: " + e.getMessage(), e);
         }
+        putFile(key, file, md5);
+    }
+
+    /**
+     * Writes an object from a file whose MD5 is known: the server refuses the upload if the file no
+     * longer holds the bytes that {@code md5} was computed from.
+     */
+    public void putFile(String key, Path file, byte[] md5) throws BucketException {
         put(key, md5, PutObjectRequest.builder(), RequestBody.fromFile(file));
     }
 
@@ -362,6 +372,10 @@ public final class Bucket implements AutoCloseable {
                 return new BucketException(BucketException.Kind.NO_BUCKET, "bucket " + settings.bucket() + " does not exist at "
                         + where() + ": create it, or set storage.bucket to an existing one", e);
             }
+            if ("BadDigest".equals(code)) {
+                return new BucketException(BucketException.Kind.FAILED, what + ": " + where() + " refused the content as not matching its MD5:"
+                        + " the local copy changed after it was written; check the cache disk", e);
+            }
             if (status == 412 || status == 409 && "ConditionalRequestConflict".equals(code)) {
                 return new BucketException(BucketException.Kind.CONFLICT, what + ": changed by someone else meanwhile", e);
             }
@@ -449,7 +463,7 @@ public final class Bucket implements AutoCloseable {
         return md.digest();
     }
 
-    private static MessageDigest newMd5() {
+    static MessageDigest newMd5() {
         try {
             return MessageDigest.getInstance("MD5");
         } catch (NoSuchAlgorithmException e) {

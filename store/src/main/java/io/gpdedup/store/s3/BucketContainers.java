@@ -1,14 +1,17 @@
 package io.gpdedup.store.s3;
 
 import io.gpdedup.store.container.CapacityExceededException;
+import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.ContainerScanner;
 import io.gpdedup.store.container.DiskSpace;
+import io.gpdedup.store.container.RecordBuffer;
 import io.gpdedup.store.engine.ContainerStore;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.index.IndexSnapshot;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,6 +64,9 @@ final class BucketContainers implements ContainerStore {
         volatile boolean sealed; // takes no more appends: may be uploaded
         volatile boolean remote; // its object and index object are in the bucket
         CompletableFuture<Void> upload; // guarded by BucketContainers.this
+        // What was written, for the upload (null: garbage collection's copies, read back instead).
+        // Filled under BucketContainers.this, read by the upload once sealed.
+        SpoolTally tally;
 
         Slot(int id) {
             this.id = id;
@@ -79,6 +85,7 @@ final class BucketContainers implements ContainerStore {
     private final Map<Integer, Slot> slots = new ConcurrentHashMap<>();
     private final AtomicLong totalBytes = new AtomicLong();
     private final AtomicInteger uploadedSinceCheckpoint = new AtomicInteger();
+    private final RecordBuffer encoder = new RecordBuffer(); // guarded by this
     private Container active; // guarded by this
     private int nextId; // guarded by this
 
@@ -251,10 +258,12 @@ final class BucketContainers implements ContainerStore {
     }
 
     @Override
-    public synchronized Placement append(byte[] record) throws IOException {
+    public synchronized Placement append(ChunkRecord record) throws IOException {
+        ByteBuffer encoded = encoder.encode(record);
+        int length = encoded.remaining();
         Container c = active;
-        boolean roll = c == null || (c.size() + record.length > settings.containerSizeBytes() && c.size() > c.dataStart());
-        long growth = record.length + (roll ? Container.HEADER_BYTES : 0);
+        boolean roll = c == null || (c.size() + length > settings.containerSizeBytes() && c.size() > c.dataStart());
+        long growth = length + (roll ? Container.HEADER_BYTES : 0);
         long capacity = settings.capacityBytes();
         if (capacity > 0 && totalBytes.get() + growth > capacity) {
             throw new CapacityExceededException("needs " + growth + " more bytes, " + totalBytes.get() + " of " + capacity + " used");
@@ -266,12 +275,15 @@ final class BucketContainers implements ContainerStore {
         space.claim(growth);
         if (roll) {
             c = newSpoolContainer();
+            slots.get(c.id()).tally = new SpoolTally(c.read(0, Math.toIntExact(c.size())));
             active = c;
         }
         // Under this object's lock, so that a commit's seal never starts an upload while a record is half written.
-        long offset = c.append(record);
-        slots.get(c.id()).size = c.size();
-        totalBytes.addAndGet(record.length);
+        long offset = c.append(encoded);
+        Slot s = slots.get(c.id());
+        s.tally.add(encoded, record.fingerprint(), offset, length);
+        s.size = c.size();
+        totalBytes.addAndGet(length);
         return new Placement(c.id(), offset);
     }
 
@@ -336,22 +348,35 @@ final class BucketContainers implements ContainerStore {
         try {
             lease.checkWritable();
             Container c = s.spool;
-            List<ContainerIndexFile.Entry> entries = new ArrayList<>();
-            ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(),
-                    (fp, offset, length) -> entries.add(new ContainerIndexFile.Entry(fp, offset, length)));
-            if (r.damagedBytes() > 0 || r.truncatedBytes() > 0) {
-                throw new IOException("spool file " + c.path() + " is damaged (" + (r.damagedBytes() + r.truncatedBytes())
-                        + " bytes): check the cache disk");
-            }
-            bucket.putFile(keys.container(s.id), c.path());
-            bucket.put(keys.containerIndex(s.id), ContainerIndexFile.encode(s.id, c.dataStart(), c.size(), entries));
+            SpoolTally tally = s.tally != null ? s.tally : readBack(c);
+            // The server checks the bytes it gets against the MD5 of the bytes appended: a spool
+            // file that changed on disk since is refused there, not stored.
+            bucket.putFile(keys.container(s.id), c.path(), tally.md5());
+            bucket.put(keys.containerIndex(s.id), ContainerIndexFile.encode(s.id, c.dataStart(), c.size(), tally.entries()));
             s.size = c.size();
             s.remote = true;
+            s.tally = null; // its entries are in the index object now
             uploadedSinceCheckpoint.incrementAndGet();
             dropSpoolFile(s);
         } catch (IOException e) {
             throw new CompletionException(e);
         }
+    }
+
+    /** The records and MD5 of a container written by garbage collection, which appends to it directly. */
+    private static SpoolTally readBack(Container c) throws IOException {
+        List<ContainerIndexFile.Entry> records = new ArrayList<>();
+        ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(),
+                (fp, offset, length) -> records.add(new ContainerIndexFile.Entry(fp, offset, length)));
+        if (r.damagedBytes() > 0 || r.truncatedBytes() > 0) {
+            throw new IOException("spool file " + c.path() + " is damaged (" + (r.damagedBytes() + r.truncatedBytes())
+                    + " bytes): check the cache disk");
+        }
+        SpoolTally tally = new SpoolTally(c.read(0, Math.toIntExact(c.dataStart())));
+        for (ContainerIndexFile.Entry e : records) {
+            tally.add(ByteBuffer.wrap(c.read(e.offset(), e.length())), e.fingerprint(), e.offset(), e.length());
+        }
+        return tally;
     }
 
     /** Readers of the spool file that lose it to this read the bucket instead (the slot is remote first). */

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -120,22 +121,25 @@ final class ReadCache implements AutoCloseable {
         if (offset < 0 || length < 0 || offset + length > src.length()) {
             throw new EOFException("read past the end of container " + container + " at " + offset + "+" + length);
         }
-        byte[] out = new byte[length];
         long first = offset / segment;
         long last = length == 0 ? first : (offset + length - 1) / segment;
+        if (first == last) {
+            byte[] inMemory = hotBytes(new Key(unit, container, first));
+            if (inMemory != null) {
+                // Most records lie within one segment: a copy of the range, without first zeroing a new array.
+                hits.incrementAndGet();
+                int at = (int) (offset - first * segment);
+                prefetch(unit, container, src, last + 1);
+                return Arrays.copyOfRange(inMemory, at, at + length);
+            }
+        }
+        byte[] out = new byte[length];
         for (long seg = first; seg <= last; seg++) {
             long segStart = seg * segment;
             long from = Math.max(offset, segStart);
             long to = Math.min(offset + length, segStart + segmentLength(src, seg));
             Key key = new Key(unit, container, seg);
-            byte[] inMemory = null;
-            synchronized (this) {
-                Hot h = hot.get(key);
-                if (h != null) {
-                    h.read = true;
-                    inMemory = h.bytes;
-                }
-            }
+            byte[] inMemory = hotBytes(key);
             if (inMemory != null) {
                 hits.incrementAndGet();
                 System.arraycopy(inMemory, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
@@ -144,17 +148,22 @@ final class ReadCache implements AutoCloseable {
             } else {
                 misses.incrementAndGet();
                 byte[] bytes = fetch(key, src);
-                synchronized (this) {
-                    Hot h = hot.get(key);
-                    if (h != null) {
-                        h.read = true;
-                    }
-                }
+                hotBytes(key); // marks it read
                 System.arraycopy(bytes, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
             }
         }
         prefetch(unit, container, src, last + 1);
         return out;
+    }
+
+    /** The segment's bytes if it is in memory, marked as read from; {@code null} if not. */
+    private synchronized byte[] hotBytes(Key key) {
+        Hot h = hot.get(key);
+        if (h == null) {
+            return null;
+        }
+        h.read = true;
+        return h.bytes;
     }
 
     private long segmentLength(Source src, long seg) {
@@ -274,6 +283,9 @@ final class ReadCache implements AutoCloseable {
                 if (lru.containsKey(key) || hot.containsKey(key)) {
                     continue;
                 }
+            }
+            if (inFlight.containsKey(key)) {
+                continue; // asked for by each record read from the segment before: no new entry for every one
             }
             Fetch queued = new Fetch();
             if (inFlight.putIfAbsent(key, queued) != null) {

@@ -136,6 +136,46 @@ class S3EngineTest {
         }
     }
 
+    /**
+     * The upload's Content-MD5 is that of the bytes appended, not of the file as read at upload
+     * time: a spool file changed on disk in between (a bit flip on the cache disk) is refused by the
+     * server, and the commit fails with nothing of the backup visible.
+     */
+    @Test
+    void aSpoolFileChangedBeforeItsUploadFailsTheCommitAndLeavesNothing() throws Exception {
+        S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("bit-flip", dir);
+        byte[] data = TestObjects.data(77, 30_000, false);
+        try (DiskStoreEngine a = open(s3, "a")) {
+            StorageUnit unit = a.unit("u1");
+            try (BackupLease lease = unit.beginBackup()) {
+                Recipe recipe = TestObjects.upload(lease, data, 4096, Codec.NONE);
+                Path spooled;
+                try (Stream<Path> files = Files.walk(dir.resolve("a-cache"))) {
+                    spooled = files.filter(f -> f.getFileName().toString().endsWith(".ctr")).findFirst().orElseThrow();
+                }
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(spooled,
+                        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+                    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+                    ch.read(b, 1000);
+                    b.put(0, (byte) (b.get(0) ^ 0x10)).rewind();
+                    ch.write(b, 1000);
+                }
+                CompletionException e = assertThrows(CompletionException.class, () -> lease.commit("flipped", recipe).join());
+                String msg = e.getCause().getMessage();
+                assertTrue(msg.contains("not matching its MD5") && msg.contains("check the cache disk"), msg);
+                assertFalse(msg.contains("Exception"), msg);
+            }
+            assertTrue(unit.list("").isEmpty(), "nothing of the failed backup is visible");
+        }
+        try (DiskStoreEngine b = open(s3, "b")) {
+            StorageUnit unit = b.unit("u1");
+            assertTrue(unit.list("").isEmpty());
+            assertEquals(0, unit.stats().containers(), "no container reached the bucket: " + unit.stats());
+            TestObjects.backup(unit, "again", data, 4096, Codec.NONE);
+            assertArrayEquals(data, TestObjects.restore(unit, "again"));
+        }
+    }
+
     @Test
     void aStartReadsCheckpointsAndIndexObjectsNeverWholeContainers() throws Exception {
         S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("start", dir);

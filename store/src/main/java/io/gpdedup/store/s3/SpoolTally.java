@@ -1,0 +1,42 @@
+package io.gpdedup.store.s3;
+
+import io.gpdedup.store.Fingerprint;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What was appended to one spool container, kept as it is written so that its upload needs no
+ * second pass over the file: the MD5 of every byte (sent as the Content-MD5 the server checks the
+ * upload against) and the records for its index object. Filled under the container's append lock;
+ * read by its upload once it is sealed.
+ */
+final class SpoolTally {
+    private final MessageDigest md5 = Bucket.newMd5();
+    private final List<ContainerIndexFile.Entry> entries = new ArrayList<>();
+    private byte[] digest;
+
+    /** Starts with the container's header, as written at its creation. */
+    SpoolTally(byte[] header) {
+        md5.update(header);
+    }
+
+    /** The record just appended at {@code offset}: the bytes between {@code record}'s position and limit (consumed). */
+    void add(ByteBuffer record, Fingerprint fingerprint, long offset, int length) {
+        md5.update(record);
+        entries.add(new ContainerIndexFile.Entry(fingerprint, offset, length));
+    }
+
+    /** The MD5 of everything added; the container takes no more appends from the first call on. */
+    synchronized byte[] md5() {
+        if (digest == null) {
+            digest = md5.digest();
+        }
+        return digest.clone();
+    }
+
+    List<ContainerIndexFile.Entry> entries() {
+        return entries;
+    }
+}
