@@ -2,20 +2,17 @@ package io.gpdedup.bench.compare;
 
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
-import java.io.BufferedReader;
+import io.gpdedup.testsupport.StoreLauncher;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -24,7 +21,6 @@ import java.util.regex.Pattern;
  * free port and no metrics endpoint. Stopped with SIGTERM, as an operator stops it.
  */
 final class ComparedStore implements AutoCloseable {
-    private static final Pattern LISTENING = Pattern.compile("gpdedup-store listening on 127\\.0\\.0\\.1:(\\d+)");
 
     private final Path home;
     private final Process process;
@@ -52,7 +48,7 @@ final class ComparedStore implements AutoCloseable {
                 + io.gpdedup.store.server.PasswordHash.create("gpdedup".toCharArray(), 100_000).encoded() + "\n");
     }
 
-    /** Starts a store whose config and data live under {@code home}; waits for its ready line. */
+    /** Starts a store whose config and data live under {@code home}; waits until it listens. */
     static ComparedStore start(GpdedupCommands commands, Path home, Path log, long timeoutSeconds) throws IOException {
         return start(commands, home, log, timeoutSeconds, false);
     }
@@ -65,33 +61,12 @@ final class ComparedStore implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().put("HOME", home.toString());
-        Process p = pb.start();
-        CompletableFuture<Integer> ready = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    Matcher m = LISTENING.matcher(line);
-                    if (m.find()) {
-                        ready.complete(Integer.parseInt(m.group(1)));
-                    }
-                }
-            } catch (IOException e) {
-                ready.completeExceptionally(e);
-            }
-            ready.completeExceptionally(new IOException("gpdedup-store exited before it listened; see " + log));
-        }, "store-stdout");
-        reader.setDaemon(true);
-        reader.start();
         try {
-            return new ComparedStore(home, p, ready.get(timeoutSeconds, TimeUnit.SECONDS), log);
-        } catch (ExecutionException | TimeoutException | InterruptedException e) {
-            p.destroyForcibly();
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            String why = e instanceof TimeoutException ? "did not listen within " + timeoutSeconds + " s" : String.valueOf(e.getCause());
-            throw new IOException("gpdedup-store " + why + "; its log: " + log + "\n" + ToolRun.tail(readQuietly(log)));
+            StoreLauncher.Started s = StoreLauncher.start(pb, home.resolve("store.port"), Duration.ofSeconds(timeoutSeconds), log);
+            return new ComparedStore(home, s.process(), s.port(), log);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while gpdedup-store started");
         }
     }
 

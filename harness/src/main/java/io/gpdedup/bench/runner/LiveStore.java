@@ -2,12 +2,9 @@ package io.gpdedup.bench.runner;
 
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.server.PasswordHash;
-import java.io.BufferedReader;
+import io.gpdedup.testsupport.StoreLauncher;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,7 +34,6 @@ final class LiveStore implements AutoCloseable {
      * largest run has streams (80 plugin calls for 8 hosts x 10 files, plus restores).
      */
     static final int ENGINE_THREADS = 256;
-    private static final Pattern LISTENING = Pattern.compile("gpdedup-store listening on (\\S+):(\\d+)");
     private static final Pattern METRICS = Pattern.compile("metrics on http://(\\S+):(\\d+)/");
 
     private final Process process;
@@ -99,59 +94,37 @@ final class LiveStore implements AutoCloseable {
         }
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("HOME", home.toString());
-        pb.redirectInput(ProcessBuilder.Redirect.from(nullFile()));
+        pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.redirectOutput(workDir.resolve("store.out").toFile());
         Path log = workDir.resolve("store.log");
-        Process p = pb.start();
-        CompletableFuture<Integer> port = new CompletableFuture<>();
-        CompletableFuture<Integer> metrics = new CompletableFuture<>();
-        watch(p.getInputStream(), workDir.resolve("store.out"), LISTENING, port);
-        watch(p.getErrorStream(), log, METRICS, metrics);
+        pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        StoreLauncher.Started started;
         try {
-            int found = port.get(60, TimeUnit.SECONDS);
-            int metricsPort = metrics.get(10, TimeUnit.SECONDS);
-            if (found < 0 || metricsPort < 0) {
-                throw new IOException("no port announced");
-            }
-            return new LiveStore(p, workDir, found, metricsPort, password, profile == null ? null : trace);
-        } catch (Exception e) {
-            p.destroyForcibly();
-            try {
-                p.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
-            String err = Files.exists(log) ? Files.readString(log) : "";
-            throw new IOException("gpdedup-store did not start (" + e + "): " + err.strip());
+            started = StoreLauncher.start(pb, workDir.resolve("store.port"), Duration.ofSeconds(60), log);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while gpdedup-store started");
         }
-    }
-
-    private static java.io.File nullFile() {
-        return new java.io.File("/dev/null");
-    }
-
-    /** Copies a stream of the process to a file and completes {@code found} with group 2 of the first match. */
-    private static void watch(InputStream in, Path copy, Pattern pattern, CompletableFuture<Integer> found) throws IOException {
-        Writer out = Files.newBufferedWriter(copy, StandardCharsets.UTF_8);
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)); out) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    out.write(line);
-                    out.write('\n');
-                    out.flush();
-                    Matcher m = pattern.matcher(line);
-                    if (!found.isDone() && m.find()) {
-                        found.complete(Integer.parseInt(m.group(2)));
-                    }
-                }
-            } catch (IOException e) {
-                // The process went away; whoever waits learns it below.
-            } finally {
-                found.complete(-1);
+        Process p = started.process();
+        // The store logs its metrics address before it writes the port file; the log may lag a little behind.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            Matcher m = METRICS.matcher(Files.readString(log));
+            if (m.find()) {
+                return new LiveStore(p, workDir, started.port(), Integer.parseInt(m.group(2)), password, profile == null ? null : trace);
             }
-        }, "store-output");
-        t.setDaemon(true);
-        t.start();
+            if (System.nanoTime() > deadline) {
+                p.destroyForcibly();
+                throw new IOException("gpdedup-store announced no metrics address: " + Files.readString(log).strip());
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while gpdedup-store started");
+            }
+        }
     }
 
     /** The store process's id, to measure its CPU. */

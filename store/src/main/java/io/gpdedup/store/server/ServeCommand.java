@@ -40,6 +40,10 @@ final class ServeCommand implements Callable<Integer> {
             description = "log to this file, rotated as log-file-max-bytes and log-file-count say, instead of stderr; overrides the config")
     Path logFile;
 
+    @Option(names = "--port-file", paramLabel = "FILE",
+            description = "once listening, also write the port to this file (for scripts that start the store on --port 0)")
+    Path portFile;
+
     @Option(names = "--appliance-profile", paramLabel = "FILE",
             description = "serve through a simulated appliance with this profile (e.g. profiles/seed003.yaml)")
     Path applianceProfile;
@@ -92,6 +96,15 @@ final class ServeCommand implements Callable<Integer> {
         // Should the JVM exit some other way (System.exit elsewhere), still stop cleanly.
         Thread hook = new Thread(service::close, "store-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        if (portFile != null) {
+            try {
+                StoreService.writePortFile(portFile, service.address().getPort());
+            } catch (IOException e) {
+                System.err.println("gpdedup-store: cannot write the port file " + portFile + ": " + e.getMessage());
+                service.close();
+                return 1;
+            }
+        }
         System.out.println("gpdedup-store listening on " + StoreService.hostPort(service.address()));
         System.out.flush();
         try {

@@ -125,7 +125,8 @@ public final class StoreService implements AutoCloseable {
         }
     }
 
-    private static void writePortFile(Path file, int port) throws IOException {
+    /** The port, written whole: a reader sees no file or the whole number, never part of it. */
+    static void writePortFile(Path file, int port) throws IOException {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.writeString(tmp, port + "\n");
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
