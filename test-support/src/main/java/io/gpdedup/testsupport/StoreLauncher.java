@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -31,7 +32,9 @@ public final class StoreLauncher {
      */
     public static Started start(ProcessBuilder serve, Path portFile, Duration wait, Path log) throws IOException, InterruptedException {
         Files.deleteIfExists(portFile);
-        serve.command().addAll(List.of("--port-file", portFile.toString()));
+        List<String> command = new ArrayList<>(serve.command());
+        command.addAll(List.of("--port-file", portFile.toString()));
+        serve.command(command);
         if (serve.redirectOutput() == ProcessBuilder.Redirect.PIPE) {
             serve.redirectOutput(ProcessBuilder.Redirect.DISCARD);
         }
