@@ -2,9 +2,10 @@ package io.gpdedup.store.protocol;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
 
-/** Splits a list of entries into runs that each fit one frame. */
+/** Splits a list of entries into runs that each fit one frame: the one cutting rule of requests and replies. */
 public final class Batches {
     private Batches() {
     }
@@ -19,22 +20,58 @@ public final class Batches {
      */
     public static <T> List<List<T>> split(List<T> items, ToIntFunction<T> entrySize, int fixedLength, int maxFrameLength, int maxCount) {
         List<List<T>> runs = new ArrayList<>();
-        int start = 0;
-        long length = fixedLength;
-        for (int i = 0; i < items.size(); i++) {
-            int size = entrySize.applyAsInt(items.get(i));
+        Cutter<T> cutter = new Cutter<>(entrySize, fixedLength, maxFrameLength, maxCount, runs::add);
+        for (T item : items) {
+            cutter.add(item);
+        }
+        runs.add(cutter.last());
+        return runs;
+    }
+
+    /**
+     * The same cut for entries given one at a time: a run goes to {@code full} as soon as the next
+     * entry would not fit in it, so a long list never waits whole in memory.
+     */
+    public static final class Cutter<T> {
+        private final ToIntFunction<T> entrySize;
+        private final int fixedLength;
+        private final int maxFrameLength;
+        private final int maxCount;
+        private final Consumer<List<T>> full;
+        private List<T> run = new ArrayList<>();
+        private long length;
+        private int added;
+
+        /** As {@link Batches#split}; {@code full} takes each full run, in order. */
+        public Cutter(ToIntFunction<T> entrySize, int fixedLength, int maxFrameLength, int maxCount, Consumer<List<T>> full) {
+            this.entrySize = entrySize;
+            this.fixedLength = fixedLength;
+            this.maxFrameLength = maxFrameLength;
+            this.maxCount = maxCount;
+            this.full = full;
+            this.length = fixedLength;
+        }
+
+        /** @throws IllegalArgumentException if the entry alone does not fit */
+        public void add(T item) {
+            int size = entrySize.applyAsInt(item);
             if (fixedLength + (long) size > maxFrameLength) {
-                throw new IllegalArgumentException("entry " + i + " (" + size + " bytes) does not fit in a frame of at most "
+                throw new IllegalArgumentException("entry " + added + " (" + size + " bytes) does not fit in a frame of at most "
                         + maxFrameLength + " bytes");
             }
-            if (length + size > maxFrameLength || i - start >= maxCount) {
-                runs.add(items.subList(start, i));
-                start = i;
+            if (length + size > maxFrameLength || run.size() >= maxCount) {
+                full.accept(run);
+                run = new ArrayList<>();
                 length = fixedLength;
             }
+            run.add(item);
             length += size;
+            added++;
         }
-        runs.add(items.subList(start, items.size()));
-        return runs;
+
+        /** The run being filled, the last one: what was added since the last full run (possibly nothing). */
+        public List<T> last() {
+            return run;
+        }
     }
 }

@@ -1,21 +1,16 @@
 package io.gpdedup.store.protocol;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Cuts a list reply into frames of at most the connection's frame length: every part but the last
- * goes out (with MORE) as soon as it is full, so a long list of chunks read one by one never waits
- * whole in memory.
+ * Cuts a list reply into frames of at most the connection's frame length ({@link Batches.Cutter}):
+ * every part but the last goes out (with MORE) as soon as it is full, so a long list of chunks read
+ * one by one never waits whole in memory.
  */
 public final class ReplyParts<E> {
     private final Reply.ListPart<E> template;
-    private final int maxFrame;
-    private final Consumer<Reply> full;
-    private final long fixed;
-    private List<E> part = new ArrayList<>();
-    private long length;
+    private final Batches.Cutter<E> cutter;
 
     /**
      * @param template the reply whose fixed fields every part repeats (its own entries are ignored)
@@ -23,10 +18,8 @@ public final class ReplyParts<E> {
      */
     public ReplyParts(Reply.ListPart<E> template, int maxFrame, Consumer<Reply> full) {
         this.template = template;
-        this.maxFrame = maxFrame;
-        this.full = full;
-        this.fixed = FrameCodec.frameLength(Frame.of(0, template.with(List.of())));
-        this.length = fixed;
+        int fixed = FrameCodec.frameLength(Frame.of(0, template.with(List.of())));
+        this.cutter = new Batches.Cutter<>(template::entrySize, fixed, maxFrame, Integer.MAX_VALUE, run -> full.accept(template.with(run)));
     }
 
     /** The whole list as parts: all but the last for {@code full}, the last returned. */
@@ -40,21 +33,11 @@ public final class ReplyParts<E> {
 
     /** @throws IllegalArgumentException if the entry alone does not fit in a frame */
     public void add(E entry) {
-        int size = template.entrySize(entry);
-        if (fixed + size > maxFrame) {
-            throw new IllegalArgumentException(size + " bytes do not fit in a frame of " + maxFrame + " bytes");
-        }
-        if (length + size > maxFrame) {
-            full.accept(template.with(part));
-            part = new ArrayList<>();
-            length = fixed;
-        }
-        part.add(entry);
-        length += size;
+        cutter.add(entry);
     }
 
     /** The last part: what was added since the last full one (possibly nothing). */
     public Reply last() {
-        return template.with(part);
+        return template.with(cutter.last());
     }
 }

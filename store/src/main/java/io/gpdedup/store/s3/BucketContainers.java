@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.store.client.Futures;
 import io.gpdedup.store.container.CapacityExceededException;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
@@ -466,7 +467,7 @@ final class BucketContainers implements ContainerStore {
     }
 
     private static IOException asIo(Throwable t) {
-        Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        Throwable c = Futures.cause(t);
         return c instanceof IOException io ? io : new IOException(String.valueOf(c.getMessage()), c);
     }
 
