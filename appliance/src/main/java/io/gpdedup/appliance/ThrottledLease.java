@@ -4,6 +4,7 @@ import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.engine.BackupLease;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -53,10 +54,10 @@ final class ThrottledLease implements BackupLease {
     }
 
     @Override
-    public void put(Fingerprint fingerprint, Codec codec, int rawLength, byte[] payload) {
+    public void put(Fingerprint fingerprint, Codec codec, int rawLength, ByteBuffer payload) {
         FlowScheduler.Client client = classify(FlowScheduler.Client.RAW);
         double work = client == FlowScheduler.Client.DEDUP ? appliance.dedupSeconds(rawLength) : 0;
-        appliance.move(flow, payload.length, rawLength, work);
+        appliance.move(flow, payload.remaining(), rawLength, work);
         lease.put(fingerprint, codec, rawLength, payload);
         putRawBytes += rawLength;
     }

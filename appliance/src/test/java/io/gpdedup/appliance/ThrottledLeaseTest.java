@@ -152,7 +152,7 @@ class ThrottledLeaseTest {
                 }
 
                 @Override
-                public void put(Fingerprint fingerprint, Codec codec, int rawLength, byte[] payload) {
+                public void put(Fingerprint fingerprint, Codec codec, int rawLength, java.nio.ByteBuffer payload) {
                     puts.add(fingerprint);
                 }
 

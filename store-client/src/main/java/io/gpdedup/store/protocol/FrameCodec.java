@@ -50,7 +50,8 @@ public final class FrameCodec {
     }
 
     /**
-     * Decodes the bytes that followed a frame's length field (all of them, and only them).
+     * Decodes the bytes that followed a frame's length field (all of them, and only them). Upload
+     * payloads (PUT_CHUNKS) are views of {@code frameBytes}: do not reuse it while they are in use.
      *
      * @throws StoreProtocolException if they break docs/protocol.md
      */

@@ -150,7 +150,7 @@ public sealed interface Request extends Message {
 
         /** Bytes one chunk takes in the body: for cutting uploads into frames. */
         public static int entrySize(ChunkUpload c) {
-            return Fingerprint.LENGTH + 1 + 4 + 4 + c.payload().length;
+            return Fingerprint.LENGTH + 1 + 4 + 4 + c.payloadLength();
         }
 
         @Override
@@ -161,7 +161,7 @@ public sealed interface Request extends Message {
                 out.fingerprint(c.fingerprint());
                 out.u8(c.codec().id());
                 out.u32(c.rawLength());
-                out.u32(c.payload().length);
+                out.u32(c.payloadLength());
                 out.bytes(c.payload());
             }
         }
@@ -175,7 +175,7 @@ public sealed interface Request extends Message {
                 var codec = in.codec();
                 int raw = in.u31("raw length");
                 int len = in.u31("payload length");
-                chunks.add(new ChunkUpload(fp, codec, raw, in.bytes(len, "payload")));
+                chunks.add(new ChunkUpload(fp, codec, raw, in.view(len, "payload")));
             }
             return new PutChunks(lease, chunks);
         }

@@ -72,6 +72,14 @@ public final class WireReader {
         return n;
     }
 
+    /** The next {@code n} bytes as a view of the frame, not a copy: valid as long as the frame's buffer is not reused. */
+    ByteBuffer view(int n, String what) {
+        need(n, what);
+        ByteBuffer view = buf.slice(buf.position(), n);
+        buf.position(buf.position() + n);
+        return view;
+    }
+
     byte[] bytes(int n, String what) {
         need(n, what);
         byte[] b = new byte[n];

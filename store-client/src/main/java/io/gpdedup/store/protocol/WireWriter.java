@@ -34,6 +34,10 @@ public final class WireWriter {
         buf.put(b);
     }
 
+    void bytes(ByteBuffer b) {
+        buf.put(b);
+    }
+
     void str(String s) {
         byte[] b = utf8(s);
         buf.putShort((short) b.length);

@@ -29,6 +29,15 @@ public record ChunkRecord(Fingerprint fingerprint, int codecId, int rawLength, b
      * Into a direct buffer, the record reaches a file without the copy a heap array costs there.
      */
     public void writeTo(ByteBuffer out) {
+        write(out, fingerprint, codecId, rawLength, ByteBuffer.wrap(payload));
+    }
+
+    /**
+     * Writes the record of a chunk whose payload is between {@code payload}'s position and limit
+     * (left unchanged) at {@code out}'s position, which it advances by {@code OVERHEAD} plus the
+     * payload's length: for a payload that is a view of a larger buffer, without copying it first.
+     */
+    public static void write(ByteBuffer out, Fingerprint fingerprint, int codecId, int rawLength, ByteBuffer payload) {
         int start = out.position();
         byte[] fp = new byte[Fingerprint.LENGTH];
         fingerprint.copyTo(fp, 0);
@@ -36,8 +45,8 @@ public record ChunkRecord(Fingerprint fingerprint, int codecId, int rawLength, b
         out.put(fp);
         out.put((byte) codecId);
         out.putInt(rawLength);
-        out.putInt(payload.length);
-        out.put(payload);
+        out.putInt(payload.remaining());
+        out.put(payload.duplicate());
         CRC32C c = new CRC32C();
         c.update(out.duplicate().limit(out.position()).position(start));
         out.putInt((int) c.getValue());

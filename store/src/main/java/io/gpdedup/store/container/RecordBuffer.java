@@ -1,5 +1,6 @@
 package io.gpdedup.store.container;
 
+import io.gpdedup.store.chunk.Fingerprint;
 import java.nio.ByteBuffer;
 
 /**
@@ -13,12 +14,22 @@ public final class RecordBuffer {
 
     /** The encoded record between the returned buffer's position and limit, valid until the next call. */
     public ByteBuffer encode(ChunkRecord record) {
-        int length = record.encodedLength();
+        room(record.encodedLength()).clear();
+        record.writeTo(encoded);
+        return encoded.flip();
+    }
+
+    /** As {@link #encode(ChunkRecord)}, for a record whose payload is between {@code payload}'s position and limit. */
+    public ByteBuffer encode(Fingerprint fingerprint, int codecId, int rawLength, ByteBuffer payload) {
+        room(ChunkRecord.OVERHEAD + payload.remaining()).clear();
+        ChunkRecord.write(encoded, fingerprint, codecId, rawLength, payload);
+        return encoded.flip();
+    }
+
+    private ByteBuffer room(int length) {
         if (encoded.capacity() < length) {
             encoded = ByteBuffer.allocateDirect(Math.max(length, 2 * encoded.capacity()));
         }
-        encoded.clear();
-        record.writeTo(encoded);
-        return encoded.flip();
+        return encoded;
     }
 }

@@ -3,6 +3,7 @@ package io.gpdedup.store.engine;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.codec.Codec;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -16,9 +17,15 @@ public interface BackupLease extends AutoCloseable {
 
     /**
      * Appends a chunk. The payload must decode (per codec) to {@code rawLength} bytes whose SHA-256
-     * is {@code fingerprint}. A chunk already present is accepted and not stored twice.
+     * is {@code fingerprint}. A chunk already present is accepted and not stored twice. The payload
+     * is between the buffer's position and limit, which are left unchanged; it is not kept.
      */
-    void put(Fingerprint fingerprint, Codec codec, int rawLength, byte[] payload);
+    void put(Fingerprint fingerprint, Codec codec, int rawLength, ByteBuffer payload);
+
+    /** As above, for the whole of {@code payload}. */
+    default void put(Fingerprint fingerprint, Codec codec, int rawLength, byte[] payload) {
+        put(fingerprint, codec, rawLength, ByteBuffer.wrap(payload));
+    }
 
     /**
      * Makes {@code objectName} visible with this recipe once every chunk it references is durable

@@ -1,10 +1,12 @@
 package io.gpdedup.store.engine;
 
+import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.index.ChunkIndex;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -45,6 +47,17 @@ public interface ContainerStore extends Closeable {
      * with nothing written past the unit's capacity or into the disk reserve.
      */
     Placement append(ChunkRecord record) throws IOException;
+
+    /**
+     * As {@link #append(ChunkRecord)}, for a chunk whose payload is between {@code payload}'s
+     * position and limit (a view of a received frame); a store that can, encodes it from there
+     * without copying it into an array first.
+     */
+    default Placement append(Fingerprint fingerprint, int codecId, int rawLength, ByteBuffer payload) throws IOException {
+        byte[] copy = new byte[payload.remaining()];
+        payload.duplicate().get(copy);
+        return append(new ChunkRecord(fingerprint, codecId, rawLength, copy));
+    }
 
     /** {@code length} bytes at {@code offset} of container {@code id}; {@link GoneException} if it is no more. */
     byte[] read(int id, long offset, int length) throws IOException;

@@ -3,6 +3,7 @@ package io.gpdedup.store.engine;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.codec.Codec;
+import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +29,7 @@ final class DiskBackupLease implements BackupLease {
     }
 
     @Override
-    public void put(Fingerprint fingerprint, Codec codec, int rawLength, byte[] payload) {
+    public void put(Fingerprint fingerprint, Codec codec, int rawLength, ByteBuffer payload) {
         checkOpen();
         unit.put(this, fingerprint, codec, rawLength, payload);
     }

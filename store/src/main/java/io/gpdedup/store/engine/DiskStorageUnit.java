@@ -19,6 +19,7 @@ import io.gpdedup.store.report.UnitStats;
 import io.gpdedup.store.report.VerifyReport;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -154,7 +155,7 @@ final class DiskStorageUnit implements StorageUnit {
         return out;
     }
 
-    void put(DiskBackupLease lease, Fingerprint fp, Codec codec, int rawLength, byte[] payload) {
+    void put(DiskBackupLease lease, Fingerprint fp, Codec codec, int rawLength, ByteBuffer payload) {
         checkOpen();
         if (fp == null || codec == null || payload == null) {
             throw new StoreException("put needs a fingerprint, a codec and a payload");
@@ -163,18 +164,20 @@ final class DiskStorageUnit implements StorageUnit {
         if (rawLength < 0 || rawLength > max) {
             throw new StoreException("chunk raw length " + rawLength + " is outside 0.." + max);
         }
-        if (payload.length > max + (max >>> 7) + 1024) {
-            throw new StoreException("chunk payload of " + payload.length + " bytes is too large");
+        int length = payload.remaining();
+        if (length > max + (max >>> 7) + 1024) {
+            throw new StoreException("chunk payload of " + length + " bytes is too large");
         }
         if (pinIfPresent(lease, fp)) {
             return;
         }
         if (settings.verifyOnPut().checks(newChunksOffered.getAndIncrement())) {
-            ChunkDecoder.decodeAndCheck(fp, codec, rawLength, payload);
-        } else if (codec == Codec.NONE && payload.length != rawLength) {
-            throw new StoreException("uncompressed chunk has " + payload.length + " bytes, not " + rawLength);
+            byte[] sampled = new byte[length];
+            payload.duplicate().get(sampled);
+            ChunkDecoder.decodeAndCheck(fp, codec, rawLength, sampled);
+        } else if (codec == Codec.NONE && length != rawLength) {
+            throw new StoreException("uncompressed chunk has " + length + " bytes, not " + rawLength);
         }
-        ChunkRecord record = new ChunkRecord(fp, codec.id(), rawLength, payload);
         writeLock.lock();
         try {
             checkOpen();
@@ -184,7 +187,7 @@ final class DiskStorageUnit implements StorageUnit {
             }
             ContainerStore.Placement p;
             try {
-                p = containers.append(record);
+                p = containers.append(fp, codec.id(), rawLength, payload);
             } catch (CapacityExceededException e) {
                 throw new StoreException("storage unit " + name + " is full: " + e.getMessage());
             } catch (DiskFullException e) {
@@ -192,7 +195,7 @@ final class DiskStorageUnit implements StorageUnit {
             } catch (IOException e) {
                 throw new StoreException("cannot store chunk " + fp + " in unit " + name + ": " + e.getMessage(), e);
             }
-            index.insert(fp, p.container(), p.offset(), record.encodedLength());
+            index.insert(fp, p.container(), p.offset(), ChunkRecord.OVERHEAD + length);
             lease.pin(fp);
         } finally {
             writeLock.unlock();

@@ -1,5 +1,6 @@
 package io.gpdedup.store.engine;
 
+import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.ContainerScanner;
@@ -10,6 +11,7 @@ import io.gpdedup.store.container.RecordBuffer;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.index.IndexSnapshot;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,6 +107,12 @@ final class LocalContainers implements ContainerStore {
     @Override
     public synchronized Placement append(ChunkRecord record) throws IOException {
         ContainerSet.Placement p = set.append(encoder.encode(record));
+        return new Placement(p.container(), p.offset());
+    }
+
+    @Override
+    public synchronized Placement append(Fingerprint fingerprint, int codecId, int rawLength, ByteBuffer payload) throws IOException {
+        ContainerSet.Placement p = set.append(encoder.encode(fingerprint, codecId, rawLength, payload));
         return new Placement(p.container(), p.offset());
     }
 

@@ -20,7 +20,7 @@ public enum PutVerification {
     /** None: only structural checks (lengths, an uncompressed payload's size). */
     NONE;
 
-    static final int SAMPLE_EVERY = 16;
+    static final int SAMPLE_EVERY = 64;
 
     /** Whether the {@code n}-th new chunk (counted from 0 since the unit opened) is to be checked. */
     boolean checks(long n) {

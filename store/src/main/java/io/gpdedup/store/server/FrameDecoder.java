@@ -5,17 +5,26 @@ import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.protocol.StoreProtocolException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
-import java.util.List;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.nio.ByteBuffer;
 
 /**
  * Cuts the byte stream into frames (the bytes after each length field), enforcing the max frame
  * length: small until the client has authenticated, then the configured one. After a bad length
  * there is no telling where the next frame starts, so everything after it is discarded.
+ *
+ * <p>Each frame is handed on as a heap buffer of its own, allocated at its exact size as soon as
+ * its length field is in and filled straight from the socket's read buffers: one copy per byte,
+ * where a cumulating decoder copies a frame of many reads again each time its buffer doubles. The
+ * array is never reused, so what is decoded from it (upload payloads) may keep views of it.
  */
-final class FrameDecoder extends ByteToMessageDecoder {
+final class FrameDecoder extends ChannelInboundHandlerAdapter {
     private int maxFrameLength = FrameCodec.PRE_AUTH_MAX_FRAME;
     private boolean failed;
+    /** The length field while it arrives in pieces. */
+    private final ByteBuffer lengthField = ByteBuffer.allocate(FrameCodec.LENGTH_FIELD);
+    /** The frame being filled, null between frames. */
+    private ByteBuffer frame;
 
     /** Called on the event loop once the client has authenticated. */
     void allowFramesUpTo(int maxFrameLength) {
@@ -23,32 +32,58 @@ final class FrameDecoder extends ByteToMessageDecoder {
     }
 
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        if (failed) {
-            in.skipBytes(in.readableBytes());
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf in)) {
+            ctx.fireChannelRead(msg);
             return;
         }
-        if (in.readableBytes() < FrameCodec.LENGTH_FIELD) {
-            return;
+        try {
+            while (!failed && in.isReadable()) {
+                if (frame == null && !startFrame(in)) {
+                    return;
+                }
+                int n = Math.min(frame.remaining(), in.readableBytes());
+                in.readBytes(frame.array(), frame.arrayOffset() + frame.position(), n);
+                frame.position(frame.position() + n);
+                if (!frame.hasRemaining()) {
+                    ByteBuffer whole = frame.flip();
+                    frame = null;
+                    ctx.fireChannelRead(whole);
+                }
+            }
+        } finally {
+            in.release();
         }
-        long length = in.getUnsignedInt(in.readerIndex());
-        if (length < FrameCodec.HEADER) {
-            throw fail(in, ErrorCode.MALFORMED_FRAME, "frame length " + length + " is below the " + FrameCodec.HEADER + "-byte header");
-        }
-        if (length > maxFrameLength) {
-            throw fail(in, ErrorCode.FRAME_TOO_LARGE, "frame length " + length + " is above the maximum of " + maxFrameLength
-                    + (maxFrameLength == FrameCodec.PRE_AUTH_MAX_FRAME ? " before authentication" : ""));
-        }
-        if (in.readableBytes() < FrameCodec.LENGTH_FIELD + length) {
-            return;
-        }
-        in.skipBytes(FrameCodec.LENGTH_FIELD);
-        out.add(in.readRetainedSlice((int) length));
     }
 
-    private StoreProtocolException fail(ByteBuf in, ErrorCode code, String message) {
+    /** Reads (the rest of) a length field; allocates the frame once it is complete. */
+    private boolean startFrame(ByteBuf in) {
+        while (lengthField.hasRemaining() && in.isReadable()) {
+            lengthField.put(in.readByte());
+        }
+        if (lengthField.hasRemaining()) {
+            return false;
+        }
+        long length = Integer.toUnsignedLong(lengthField.flip().getInt());
+        lengthField.clear();
+        if (length < FrameCodec.HEADER) {
+            throw fail(ErrorCode.MALFORMED_FRAME, "frame length " + length + " is below the " + FrameCodec.HEADER + "-byte header");
+        }
+        if (length > maxFrameLength) {
+            throw fail(ErrorCode.FRAME_TOO_LARGE, "frame length " + length + " is above the maximum of " + maxFrameLength
+                    + (maxFrameLength == FrameCodec.PRE_AUTH_MAX_FRAME ? " before authentication" : ""));
+        }
+        frame = ByteBuffer.allocate((int) length);
+        return true;
+    }
+
+    private StoreProtocolException fail(ErrorCode code, String message) {
         failed = true;
-        in.skipBytes(in.readableBytes());
         return new StoreProtocolException(code, message);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        frame = null;
     }
 }

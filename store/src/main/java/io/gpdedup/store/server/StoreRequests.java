@@ -176,7 +176,7 @@ final class StoreRequests {
             } catch (StoreException e) {
                 throw new StoreException("chunk " + i + " (" + c.fingerprint() + "): " + e.getMessage(), e);
             }
-            metrics.chunkPut(c.rawLength(), c.payload().length);
+            metrics.chunkPut(c.rawLength(), c.payloadLength());
         }
         out.last(new Reply.Ok());
     }

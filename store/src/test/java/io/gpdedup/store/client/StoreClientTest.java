@@ -253,7 +253,9 @@ class StoreClientTest {
             assertEquals(ErrorCode.BAD_REQUEST, delete.code());
 
             BackupSession s3 = client.beginBackup();
-            byte[] wrong = data.uploads.get(0).payload().clone();
+            java.nio.ByteBuffer first = data.uploads.get(0).payload();
+            byte[] wrong = new byte[first.remaining()];
+            first.get(wrong);
             wrong[0] ^= 1;
             StoreServerException badPayload = serverError(() -> s3.put(List.of(new io.gpdedup.store.protocol.ChunkUpload(
                     data.fingerprints()[0], Codec.NONE, wrong.length, wrong))).join());

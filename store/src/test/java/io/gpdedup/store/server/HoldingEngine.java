@@ -54,7 +54,7 @@ final class HoldingEngine implements StoreEngine {
                     }
 
                     @Override
-                    public void put(Fingerprint fingerprint, Codec codec, int rawLength, byte[] payload) {
+                    public void put(Fingerprint fingerprint, Codec codec, int rawLength, java.nio.ByteBuffer payload) {
                         l.put(fingerprint, codec, rawLength, payload);
                     }
 

@@ -6,9 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.codec.Codec;
+import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.MessageType;
 import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
@@ -16,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
@@ -193,6 +198,41 @@ class ProtocolAbuseTest {
             for (boolean s : seen) {
                 assertTrue(s);
             }
+        }
+    }
+
+    @Test
+    void framesArrivingInPiecesAreServedWhole() throws Exception {
+        try (RawConnection c = RawConnection.loggedIn(store.port())) {
+            c.send(Frame.of(100, new Request.BeginBackup()));
+            long lease = ((Reply.LeaseGranted) c.read().message()).lease();
+            Random r = new Random(7);
+            List<byte[]> raws = new ArrayList<>();
+            List<Fingerprint> fps = new ArrayList<>();
+            List<ChunkUpload> uploads = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                byte[] raw = new byte[300 + 200 * i];
+                r.nextBytes(raw);
+                Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);
+                raws.add(raw);
+                fps.add(fp);
+                uploads.add(new ChunkUpload(fp, Codec.NONE, raw.length, raw));
+            }
+            c.sendInPieces(Frame.of(101, new Request.PutChunks(lease, uploads)), Frame.of(102, new Request.Missing(lease, fps)));
+            Frame put = c.read();
+            assertEquals(101, put.requestId());
+            assertEquals(MessageType.OK, put.type());
+            Frame missing = c.read();
+            assertEquals(102, missing.requestId());
+            assertArrayEquals(new boolean[3], ((Reply.MissingBitmap) missing.message()).missing(), "every chunk was stored");
+            // The stored payloads are the bytes sent: payloads kept as views of their frame stayed intact.
+            c.send(Frame.of(103, new Request.GetChunks(fps)));
+            List<StoredChunk> back = ((Reply.ChunksPart) c.read().message()).chunks();
+            for (int i = 0; i < raws.size(); i++) {
+                assertArrayEquals(raws.get(i), back.get(i).payload(), "chunk " + i);
+            }
+            c.send(Frame.of(104, new Request.Abort(lease)));
+            assertEquals(MessageType.OK, c.read().type());
         }
     }
 

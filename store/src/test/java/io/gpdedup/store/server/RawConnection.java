@@ -45,6 +45,25 @@ final class RawConnection implements AutoCloseable {
         out.write(b.array(), 0, b.limit());
     }
 
+    /**
+     * The frames' bytes in pieces of 1 to 7, each sent on its own after a pause, so that the server
+     * reads length fields and bodies cut at every kind of place.
+     */
+    void sendInPieces(Frame... frames) throws IOException, InterruptedException {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        for (Frame f : frames) {
+            ByteBuffer b = FrameCodec.encode(f);
+            all.write(b.array(), 0, b.limit());
+        }
+        byte[] bytes = all.toByteArray();
+        socket.setTcpNoDelay(true);
+        for (int at = 0, piece = 1; at < bytes.length; at += piece, piece = piece % 7 + 1) {
+            out.write(bytes, at, Math.min(piece, bytes.length - at));
+            out.flush();
+            Thread.sleep(1);
+        }
+    }
+
     void sendBytes(byte[] bytes) throws IOException {
         out.write(bytes);
     }
