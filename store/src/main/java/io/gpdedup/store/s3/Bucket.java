@@ -251,17 +251,23 @@ public final class Bucket implements AutoCloseable {
      * array of that length: a restore reads its containers through here, 4 MiB at a time.
      */
     public byte[] getRange(String key, long offset, int length) throws BucketException {
+        byte[] b = new byte[length];
+        getRange(key, offset, b, length);
+        return b;
+    }
+
+    /** Reads {@code length} bytes at {@code offset} of an object into the start of {@code into}. */
+    public void getRange(String key, long offset, byte[] into, int length) throws BucketException {
         try {
-            return s3.getObject(r -> r.bucket(settings.bucket()).key(fullKey(key)).range("bytes=" + offset + "-" + (offset + length - 1)),
+            s3.getObject(r -> r.bucket(settings.bucket()).key(fullKey(key)).range("bytes=" + offset + "-" + (offset + length - 1)),
                     (GetObjectResponse resp, AbortableInputStream in) -> {
                         // A body cut short is retried as the SDK's own transformers do: as a RetryableException.
                         try {
-                            byte[] b = new byte[length];
-                            int n = in.readNBytes(b, 0, length);
+                            int n = in.readNBytes(into, 0, length);
                             if (n != length || in.read() >= 0) {
                                 throw new IOException("got " + (n != length ? n + " bytes" : "more bytes"));
                             }
-                            return b;
+                            return null;
                         } catch (IOException e) {
                             throw RetryableException.builder().message("read " + key + " bytes " + offset + "+" + length + ": " + e.getMessage())
                                     .cause(e).build();

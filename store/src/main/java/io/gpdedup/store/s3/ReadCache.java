@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -22,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 
@@ -35,6 +37,11 @@ import java.util.logging.Logger;
  * that reaches a queued segment before the prefetcher does sends its GET itself. Containers are
  * immutable and their ids never come back within a process, so nothing cached is ever stale; the
  * cache is emptied at start, since it is only a cache.
+ *
+ * <p>Segments in memory live in arrays of the segment size that are used again once nothing holds
+ * them: an array that large is a humongous object to G1, and allocating one per GET started a
+ * garbage collection cycle every few GETs, which cost the store more CPU in a restore than the
+ * GETs themselves.
  */
 final class ReadCache implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ReadCache.class.getName());
@@ -47,6 +54,8 @@ final class ReadCache implements AutoCloseable {
      * turn, and reading them there costs no file open and read per record.
      */
     private static final int HOT_SEGMENTS = 16;
+    /** Arrays kept for the next segments fetched: enough for the prefetches under way at once. */
+    private static final int POOLED_ARRAYS = PREFETCH_THREADS;
 
     private record Key(String unit, int container, long segment) {
         String fileName() {
@@ -59,7 +68,7 @@ final class ReadCache implements AutoCloseable {
      * or a read that needs it before the prefetcher got to it) sends the GET; the others wait.
      */
     private static final class Fetch {
-        final CompletableFuture<byte[]> bytes = new CompletableFuture<>();
+        final CompletableFuture<Segment> bytes = new CompletableFuture<>();
         private final AtomicBoolean claimed = new AtomicBoolean();
 
         boolean claim() {
@@ -67,13 +76,37 @@ final class ReadCache implements AutoCloseable {
         }
     }
 
-    /** A segment in memory, and whether a read has taken anything from it yet. */
-    private static final class Hot {
+    /**
+     * A segment's bytes in memory ({@code length} of them, in a pooled array), and whether a read
+     * has taken anything from it yet. Whoever reads the bytes holds a reference: the hot segments
+     * hold one each, a fetch one until it handed the segment on; the array goes back to the pool
+     * when the last is released.
+     */
+    private final class Segment {
         final byte[] bytes;
+        final int length;
+        private final AtomicInteger refs = new AtomicInteger(1);
         boolean read; // guarded by ReadCache.this
 
-        Hot(byte[] bytes) {
-            this.bytes = bytes;
+        Segment(int length) {
+            this.bytes = takeArray();
+            this.length = length;
+        }
+
+        /** A reference more, unless the last one is gone already (the array may hold another segment by now). */
+        boolean retain() {
+            for (int n = refs.get(); n > 0; n = refs.get()) {
+                if (refs.compareAndSet(n, n + 1)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        void release() {
+            if (refs.decrementAndGet() == 0) {
+                giveBack(bytes);
+            }
         }
     }
 
@@ -86,7 +119,8 @@ final class ReadCache implements AutoCloseable {
     private final int segment;
     private final LinkedHashMap<Key, Integer> lru = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
     private long cachedBytes; // guarded by this
-    private final LinkedHashMap<Key, Hot> hot = new LinkedHashMap<>(16, 0.75f, true); // guarded by this
+    private final LinkedHashMap<Key, Segment> hot = new LinkedHashMap<>(16, 0.75f, true); // guarded by this
+    private final ArrayDeque<byte[]> pool = new ArrayDeque<>(); // guarded by itself
     /** Segments fetched once and not kept on disk, as many as the disk budget holds (keys only). */
     private final LinkedHashMap<Key, Boolean> fetchedOnce = new LinkedHashMap<>(256, 0.75f, true); // guarded by this
     private final Map<Key, Fetch> inFlight = new ConcurrentHashMap<>();
@@ -124,13 +158,19 @@ final class ReadCache implements AutoCloseable {
         long first = offset / segment;
         long last = length == 0 ? first : (offset + length - 1) / segment;
         if (first == last) {
-            byte[] inMemory = hotBytes(new Key(unit, container, first));
+            Segment inMemory = retainHot(new Key(unit, container, first));
             if (inMemory != null) {
                 // Most records lie within one segment: a copy of the range, without first zeroing a new array.
                 hits.incrementAndGet();
                 int at = (int) (offset - first * segment);
+                byte[] out;
+                try {
+                    out = Arrays.copyOfRange(inMemory.bytes, at, at + length);
+                } finally {
+                    inMemory.release();
+                }
                 prefetch(unit, container, src, last + 1);
-                return Arrays.copyOfRange(inMemory, at, at + length);
+                return out;
             }
         }
         byte[] out = new byte[length];
@@ -139,31 +179,59 @@ final class ReadCache implements AutoCloseable {
             long from = Math.max(offset, segStart);
             long to = Math.min(offset + length, segStart + segmentLength(src, seg));
             Key key = new Key(unit, container, seg);
-            byte[] inMemory = hotBytes(key);
-            if (inMemory != null) {
+            Segment inMemory = retainHot(key);
+            if (inMemory == null && readCached(key, from - segStart, out, (int) (from - offset), (int) (to - from))) {
                 hits.incrementAndGet();
-                System.arraycopy(inMemory, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
-            } else if (readCached(key, from - segStart, out, (int) (from - offset), (int) (to - from))) {
+                continue;
+            }
+            if (inMemory != null) {
                 hits.incrementAndGet();
             } else {
                 misses.incrementAndGet();
-                byte[] bytes = fetch(key, src);
-                hotBytes(key); // marks it read
-                System.arraycopy(bytes, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
+                inMemory = fetch(key, src);
+                markRead(inMemory);
+            }
+            try {
+                System.arraycopy(inMemory.bytes, (int) (from - segStart), out, (int) (from - offset), (int) (to - from));
+            } finally {
+                inMemory.release();
             }
         }
         prefetch(unit, container, src, last + 1);
         return out;
     }
 
-    /** The segment's bytes if it is in memory, marked as read from; {@code null} if not. */
-    private synchronized byte[] hotBytes(Key key) {
-        Hot h = hot.get(key);
-        if (h == null) {
+    /** The segment if it is in memory, marked as read from, with a reference for the caller; {@code null} if not. */
+    private synchronized Segment retainHot(Key key) {
+        Segment s = hot.get(key);
+        if (s == null) {
             return null;
         }
-        h.read = true;
-        return h.bytes;
+        s.read = true;
+        s.retain(); // always succeeds: the hot segments hold a reference
+        return s;
+    }
+
+    private synchronized void markRead(Segment s) {
+        s.read = true;
+    }
+
+    private byte[] takeArray() {
+        synchronized (pool) {
+            byte[] b = pool.poll();
+            if (b != null) {
+                return b;
+            }
+        }
+        return new byte[segment];
+    }
+
+    private void giveBack(byte[] b) {
+        synchronized (pool) {
+            if (pool.size() < POOLED_ARRAYS) {
+                pool.push(b);
+            }
+        }
     }
 
     private long segmentLength(Source src, long seg) {
@@ -192,69 +260,97 @@ final class ReadCache implements AutoCloseable {
         }
     }
 
-    /** The segment's bytes: fetched by this call, or by a fetch already under way or queued. */
-    private byte[] fetch(Key key, Source src) throws IOException {
-        for (int attempt = 0;; attempt++) {
+    /**
+     * The segment, with a reference for the caller: fetched by this call, or by a fetch already
+     * under way or queued.
+     */
+    private Segment fetch(Key key, Source src) throws IOException {
+        boolean failedOnce = false;
+        while (true) {
             Fetch mine = new Fetch();
             Fetch f = inFlight.putIfAbsent(key, mine);
             if (f == null) {
                 f = mine;
             }
-            boolean ours = f.claim();
-            if (ours) {
-                load(key, src, f);
+            if (f.claim()) {
+                return load(key, src, f);
             }
             try {
-                return await(f.bytes);
+                Segment s = await(f.bytes);
+                if (s.retain()) {
+                    return s;
+                }
+                // Pushed out of memory and released before this read got to it: looked up again.
             } catch (IOException e) {
-                if (ours || attempt > 0) {
+                if (failedOnce) {
                     throw e;
                 }
+                failedOnce = true;
                 // A prefetch's failure (it was only a guess): this read asks the bucket once more itself.
             }
         }
     }
 
     /**
-     * Completes {@code f}, the segment's entry in {@link #inFlight}, with its bytes. The cache is
-     * looked at again first: a fetch that ended between a caller's miss and its claim of the entry
-     * kept the segment, and must not cost a second GET.
+     * Completes {@code f}, the segment's entry in {@link #inFlight}, with the segment, and returns
+     * it with a reference for the caller. The cache is looked at again first: a fetch that ended
+     * between a caller's miss and its claim of the entry kept the segment, and must not cost a
+     * second GET.
      */
-    private void load(Key key, Source src, Fetch f) {
+    private Segment load(Key key, Source src, Fetch f) throws IOException {
         try {
-            byte[] bytes;
+            Segment s;
             synchronized (this) {
-                Hot h = hot.get(key);
-                bytes = h == null ? null : h.bytes;
-            }
-            if (bytes == null) {
-                byte[] onDisk = new byte[(int) segmentLength(src, key.segment())];
-                bytes = readCached(key, 0, onDisk, 0, onDisk.length) ? onDisk : null;
-            }
-            if (bytes != null) {
-                f.bytes.complete(bytes);
-            } else {
-                bytes = src.bucket().getRange(src.key(), key.segment() * segment, (int) segmentLength(src, key.segment()));
-                Map.Entry<Key, Hot> unread = keepHot(key, bytes);
-                // Readers waiting for it go on while it is written to the cache disk.
-                f.bytes.complete(bytes);
-                if (secondFetch(key)) {
-                    store(key, bytes);
-                }
-                if (unread != null) {
-                    // Prefetched for a reader slower than the others (a container it takes a chunk
-                    // from now and then): kept on disk rather than asked of the bucket again.
-                    store(unread.getKey(), unread.getValue().bytes);
+                s = hot.get(key);
+                if (s != null) {
+                    s.retain();
                 }
             }
+            int length = (int) segmentLength(src, key.segment());
+            if (s == null) {
+                Segment onDisk = new Segment(length);
+                if (readCached(key, 0, onDisk.bytes, 0, length)) {
+                    s = onDisk;
+                } else {
+                    onDisk.release();
+                }
+            }
+            if (s != null) {
+                f.bytes.complete(s);
+                return s;
+            }
+            Segment fetched = new Segment(length);
+            try {
+                src.bucket().getRange(src.key(), key.segment() * segment, fetched.bytes, length);
+            } catch (IOException | RuntimeException e) {
+                fetched.release();
+                throw e;
+            }
+            Map.Entry<Key, Segment> unread = keepHot(key, fetched);
+            // Readers waiting for it go on while it is written to the cache disk.
+            f.bytes.complete(fetched);
+            if (secondFetch(key)) {
+                store(key, fetched);
+            }
+            if (unread != null) {
+                // Prefetched for a reader slower than the others (a container it takes a chunk
+                // from now and then): kept on disk rather than asked of the bucket again.
+                try {
+                    store(unread.getKey(), unread.getValue());
+                } finally {
+                    unread.getValue().release();
+                }
+            }
+            return fetched;
         } catch (IOException | RuntimeException e) {
             f.bytes.completeExceptionally(e);
+            throw e;
         } finally {
             inFlight.remove(key, f);
         }
     }
 
-    private static byte[] await(CompletableFuture<byte[]> f) throws IOException {
+    private static Segment await(CompletableFuture<Segment> f) throws IOException {
         try {
             return f.get();
         } catch (ExecutionException e) {
@@ -294,7 +390,11 @@ final class ReadCache implements AutoCloseable {
             try {
                 prefetcher.execute(() -> {
                     if (queued.claim()) {
-                        load(key, src, queued);
+                        try {
+                            load(key, src, queued).release();
+                        } catch (IOException | RuntimeException e) {
+                            // Only a guess: the reads waiting for it ask the bucket themselves.
+                        }
                     }
                 });
             } catch (RejectedExecutionException e) {
@@ -325,27 +425,38 @@ final class ReadCache implements AutoCloseable {
         return false;
     }
 
-    /** Keeps the segment in memory; returns the one it pushed out if nothing was read from that one yet. */
-    private synchronized Map.Entry<Key, Hot> keepHot(Key key, byte[] bytes) {
-        hot.put(key, new Hot(bytes));
+    /**
+     * Keeps the segment in memory (with a reference of its own); returns the one it pushed out if
+     * nothing was read from that one yet, whose reference the caller then releases.
+     */
+    private synchronized Map.Entry<Key, Segment> keepHot(Key key, Segment s) {
+        s.retain();
+        Segment replaced = hot.put(key, s);
+        if (replaced != null) {
+            replaced.release();
+        }
         if (hot.size() <= HOT_SEGMENTS) {
             return null;
         }
-        Iterator<Map.Entry<Key, Hot>> eldest = hot.entrySet().iterator();
-        Map.Entry<Key, Hot> e = eldest.next();
+        Iterator<Map.Entry<Key, Segment>> eldest = hot.entrySet().iterator();
+        Map.Entry<Key, Segment> e = eldest.next();
         eldest.remove();
-        return e.getValue().read ? null : Map.entry(e.getKey(), e.getValue());
+        if (e.getValue().read) {
+            e.getValue().release();
+            return null;
+        }
+        return Map.entry(e.getKey(), e.getValue());
     }
 
-    private void store(Key key, byte[] bytes) {
-        if (budget < bytes.length) {
+    private void store(Key key, Segment s) {
+        if (budget < s.length) {
             return;
         }
         Path temp = dir.resolve(key.fileName() + "." + tempSeq.incrementAndGet() + ".tmp");
         try {
             // One write, not Files.write's 8 KiB pieces.
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ByteBuffer buf = ByteBuffer.wrap(bytes);
+                ByteBuffer buf = ByteBuffer.wrap(s.bytes, 0, s.length);
                 while (buf.hasRemaining()) {
                     ch.write(buf);
                 }
@@ -362,8 +473,8 @@ final class ReadCache implements AutoCloseable {
         }
         List<Key> evicted = new ArrayList<>();
         synchronized (this) {
-            Integer old = lru.put(key, bytes.length);
-            cachedBytes += bytes.length - (old == null ? 0 : old);
+            Integer old = lru.put(key, s.length);
+            cachedBytes += s.length - (old == null ? 0 : old);
             Iterator<Map.Entry<Key, Integer>> it = lru.entrySet().iterator();
             while (cachedBytes > budget && it.hasNext()) {
                 Map.Entry<Key, Integer> e = it.next();
@@ -384,7 +495,14 @@ final class ReadCache implements AutoCloseable {
     void drop(String unit, int container) {
         List<Key> gone = new ArrayList<>();
         synchronized (this) {
-            hot.keySet().removeIf(k -> k.unit().equals(unit) && k.container() == container);
+            Iterator<Map.Entry<Key, Segment>> inMemory = hot.entrySet().iterator();
+            while (inMemory.hasNext()) {
+                Map.Entry<Key, Segment> e = inMemory.next();
+                if (e.getKey().unit().equals(unit) && e.getKey().container() == container) {
+                    e.getValue().release();
+                    inMemory.remove();
+                }
+            }
             fetchedOnce.keySet().removeIf(k -> k.unit().equals(unit) && k.container() == container);
             Iterator<Map.Entry<Key, Integer>> it = lru.entrySet().iterator();
             while (it.hasNext()) {
