@@ -2,6 +2,7 @@ package io.gpdedup.store.s3;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -252,29 +253,43 @@ public final class Bucket implements AutoCloseable {
      */
     public byte[] getRange(String key, long offset, int length) throws BucketException {
         byte[] b = new byte[length];
-        getRange(key, offset, b, length);
+        getRange(key, offset, ByteBuffer.wrap(b));
         return b;
     }
 
-    /** Reads {@code length} bytes at {@code offset} of an object into the start of {@code into}. */
-    public void getRange(String key, long offset, byte[] into, int length) throws BucketException {
+    /**
+     * The bytes of an object from {@code offset} in one ranged GET, read straight into the
+     * remaining space of each of the (array-backed) buffers in turn: a restore reads several
+     * segments of a container at once so, in fewer requests.
+     */
+    public void getRange(String key, long offset, ByteBuffer... into) throws BucketException {
+        long length = 0;
+        for (ByteBuffer b : into) {
+            length += b.remaining();
+        }
+        String what = "read " + key + " bytes " + offset + "+" + length;
+        long last = offset + length - 1;
         try {
-            s3.getObject(r -> r.bucket(settings.bucket()).key(fullKey(key)).range("bytes=" + offset + "-" + (offset + length - 1)),
+            s3.getObject(r -> r.bucket(settings.bucket()).key(fullKey(key)).range("bytes=" + offset + "-" + last),
                     (GetObjectResponse resp, AbortableInputStream in) -> {
                         // A body cut short is retried as the SDK's own transformers do: as a RetryableException.
                         try {
-                            int n = in.readNBytes(into, 0, length);
-                            if (n != length || in.read() >= 0) {
-                                throw new IOException("got " + (n != length ? n + " bytes" : "more bytes"));
+                            for (ByteBuffer b : into) {
+                                int n = in.readNBytes(b.array(), b.arrayOffset() + b.position(), b.remaining());
+                                if (n != b.remaining()) {
+                                    throw new IOException("got " + n + " bytes where " + b.remaining() + " were due");
+                                }
+                            }
+                            if (in.read() >= 0) {
+                                throw new IOException("got more bytes");
                             }
                             return null;
                         } catch (IOException e) {
-                            throw RetryableException.builder().message("read " + key + " bytes " + offset + "+" + length + ": " + e.getMessage())
-                                    .cause(e).build();
+                            throw RetryableException.builder().message(what + ": " + e.getMessage()).cause(e).build();
                         }
                     });
         } catch (SdkException e) {
-            throw failure("read " + key + " bytes " + offset + "+" + length, e);
+            throw failure(what, e);
         }
     }
 

@@ -48,6 +48,8 @@ final class ReadCache implements AutoCloseable {
     /** Segment size: one GET per 4 MiB read, about 256 GETs per GiB restored in order. */
     private static final int SEGMENT = 4 << 20;
     private static final int PREFETCH_SEGMENTS = 2;
+    /** Segments a prefetch asks for in one GET (16 MiB): each request costs the store and the server CPU of its own. */
+    private static final int RUN_SEGMENTS = 4;
     private static final int PREFETCH_THREADS = 4;
     /**
      * Segments last fetched, kept in memory as well: a restore takes many records from each in
@@ -55,7 +57,7 @@ final class ReadCache implements AutoCloseable {
      */
     private static final int HOT_SEGMENTS = 16;
     /** Arrays kept for the next segments fetched: enough for the prefetches under way at once. */
-    private static final int POOLED_ARRAYS = PREFETCH_THREADS;
+    private static final int POOLED_ARRAYS = RUN_SEGMENTS;
 
     private record Key(String unit, int container, long segment) {
         String fileName() {
@@ -131,6 +133,7 @@ final class ReadCache implements AutoCloseable {
     });
     private final AtomicLong hits = new AtomicLong();
     private final AtomicLong misses = new AtomicLong();
+    private final AtomicLong fetched = new AtomicLong();
     private final AtomicLong tempSeq = new AtomicLong();
 
     private ReadCache(Path dir, long budget, int segment) {
@@ -273,7 +276,7 @@ final class ReadCache implements AutoCloseable {
                 f = mine;
             }
             if (f.claim()) {
-                return load(key, src, f);
+                return load(src, List.of(key), List.of(f));
             }
             try {
                 Segment s = await(f.bytes);
@@ -292,61 +295,103 @@ final class ReadCache implements AutoCloseable {
     }
 
     /**
-     * Completes {@code f}, the segment's entry in {@link #inFlight}, with the segment, and returns
-     * it with a reference for the caller. The cache is looked at again first: a fetch that ended
-     * between a caller's miss and its claim of the entry kept the segment, and must not cost a
-     * second GET.
+     * Completes the fetches of consecutive segments of one container, entries in
+     * {@link #inFlight} that the caller claimed, and returns the first segment with a reference
+     * for the caller. The cache is looked at again first: a fetch that ended between a caller's
+     * miss and its claim of the entry kept the segment, and must not cost a second GET. The rest
+     * come with one GET per run of consecutive segments.
      */
-    private Segment load(Key key, Source src, Fetch f) throws IOException {
+    private Segment load(Source src, List<Key> keys, List<Fetch> fetches) throws IOException {
+        Segment[] got = new Segment[keys.size()];
         try {
-            Segment s;
-            synchronized (this) {
-                s = hot.get(key);
-                if (s != null) {
-                    s.retain();
+            for (int i = 0; i < keys.size(); i++) {
+                got[i] = kept(keys.get(i), src);
+                if (got[i] != null) {
+                    fetches.get(i).bytes.complete(got[i]);
                 }
             }
-            int length = (int) segmentLength(src, key.segment());
-            if (s == null) {
-                Segment onDisk = new Segment(length);
-                if (readCached(key, 0, onDisk.bytes, 0, length)) {
-                    s = onDisk;
-                } else {
-                    onDisk.release();
+            for (int i = 0; i < keys.size(); i++) {
+                int end = i;
+                while (end < keys.size() && got[end] == null) {
+                    end++;
+                }
+                if (end > i) {
+                    get(src, keys.subList(i, end), fetches.subList(i, end), got, i);
+                    i = end;
                 }
             }
-            if (s != null) {
-                f.bytes.complete(s);
-                return s;
-            }
-            Segment fetched = new Segment(length);
-            try {
-                src.bucket().getRange(src.key(), key.segment() * segment, fetched.bytes, length);
-            } catch (IOException | RuntimeException e) {
-                fetched.release();
-                throw e;
-            }
-            Map.Entry<Key, Segment> unread = keepHot(key, fetched);
-            // Readers waiting for it go on while it is written to the cache disk.
-            f.bytes.complete(fetched);
-            if (secondFetch(key)) {
-                store(key, fetched);
-            }
-            if (unread != null) {
-                // Prefetched for a reader slower than the others (a container it takes a chunk
-                // from now and then): kept on disk rather than asked of the bucket again.
-                try {
-                    store(unread.getKey(), unread.getValue());
-                } finally {
-                    unread.getValue().release();
-                }
-            }
-            return fetched;
+            Segment first = got[0];
+            got[0] = null;
+            return first;
         } catch (IOException | RuntimeException e) {
-            f.bytes.completeExceptionally(e);
+            for (Fetch f : fetches) {
+                f.bytes.completeExceptionally(e); // (no effect on those already complete)
+            }
             throw e;
         } finally {
-            inFlight.remove(key, f);
+            for (Segment s : got) {
+                if (s != null) {
+                    s.release();
+                }
+            }
+            for (int i = 0; i < keys.size(); i++) {
+                inFlight.remove(keys.get(i), fetches.get(i));
+            }
+        }
+    }
+
+    /** The segment with a reference for the caller if it is in memory or on disk; {@code null} if neither. */
+    private Segment kept(Key key, Source src) {
+        synchronized (this) {
+            Segment s = hot.get(key);
+            if (s != null) {
+                s.retain(); // always succeeds: the hot segments hold a reference
+                return s;
+            }
+        }
+        Segment onDisk = new Segment((int) segmentLength(src, key.segment()));
+        try {
+            if (readCached(key, 0, onDisk.bytes, 0, onDisk.length)) {
+                return onDisk;
+            }
+        } catch (IOException e) {
+            LOG.fine(() -> "read cache: cannot read a kept segment: " + e.getMessage());
+        }
+        onDisk.release();
+        return null;
+    }
+
+    /** Consecutive segments in one GET into {@code got} from {@code at}, each kept in memory and its fetch completed. */
+    private void get(Source src, List<Key> keys, List<Fetch> fetches, Segment[] got, int at) throws IOException {
+        ByteBuffer[] into = new ByteBuffer[keys.size()];
+        for (int i = 0; i < keys.size(); i++) {
+            got[at + i] = new Segment((int) segmentLength(src, keys.get(i).segment()));
+            into[i] = ByteBuffer.wrap(got[at + i].bytes, 0, got[at + i].length);
+        }
+        src.bucket().getRange(src.key(), keys.get(0).segment() * segment, into);
+        fetched.addAndGet(keys.size());
+        List<Map.Entry<Key, Segment>> unread = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            Map.Entry<Key, Segment> pushedOut = keepHot(keys.get(i), got[at + i]);
+            if (pushedOut != null) {
+                unread.add(pushedOut);
+            }
+            fetches.get(i).bytes.complete(got[at + i]);
+        }
+        // Readers waiting for them went on; what is worth keeping now goes to the cache disk.
+        for (int i = 0; i < keys.size(); i++) {
+            if (secondFetch(keys.get(i))) {
+                store(keys.get(i), got[at + i]);
+            }
+        }
+        for (Map.Entry<Key, Segment> e : unread) {
+            // Prefetched for a reader slower than the others (a container it takes a chunk from
+            // now and then): kept on disk rather than asked of the bucket again.
+            try {
+                store(e.getKey(), e.getValue());
+            } finally {
+                e.getValue().release();
+            }
         }
     }
 
@@ -365,43 +410,77 @@ final class ReadCache implements AutoCloseable {
     }
 
     /**
-     * Queues fetches of the segments after {@code fromSegment}. Each queued segment is claimed in
-     * {@link #inFlight} at once, so the many reads of one segment queue its successors once, and a
-     * read that needs one before its turn waits for it instead of asking the bucket a second time.
+     * Queues a fetch of the segments after {@code fromSegment} when one of the next
+     * {@value #PREFETCH_SEGMENTS} is neither kept nor under way: a run of up to
+     * {@value #RUN_SEGMENTS} of them from there, in one GET. Each is claimed in {@link #inFlight}
+     * at once, so the many reads of one segment queue its successors once, and a read that needs
+     * one before its turn waits for it instead of asking the bucket a second time.
      */
     private void prefetch(String unit, int container, Source src, long fromSegment) {
         if (budget < (long) segment * PREFETCH_THREADS * 4) {
             return; // a cache this small would evict what it prefetched before it is read
         }
+        long start = -1;
         for (long seg = fromSegment; seg < fromSegment + PREFETCH_SEGMENTS && seg * segment < src.length(); seg++) {
+            if (!keptOrUnderWay(new Key(unit, container, seg))) {
+                start = seg;
+                break;
+            }
+        }
+        if (start < 0) {
+            return;
+        }
+        List<Key> keys = new ArrayList<>(RUN_SEGMENTS);
+        List<Fetch> queued = new ArrayList<>(RUN_SEGMENTS);
+        for (long seg = start; seg < start + RUN_SEGMENTS && seg * segment < src.length(); seg++) {
             Key key = new Key(unit, container, seg);
-            synchronized (this) {
-                if (lru.containsKey(key) || hot.containsKey(key)) {
-                    continue;
-                }
+            Fetch f = new Fetch();
+            if (keptOrUnderWay(key) || inFlight.putIfAbsent(key, f) != null) {
+                break;
             }
-            if (inFlight.containsKey(key)) {
-                continue; // asked for by each record read from the segment before: no new entry for every one
+            keys.add(key);
+            queued.add(f);
+        }
+        if (keys.isEmpty()) {
+            return;
+        }
+        try {
+            prefetcher.execute(() -> loadClaimed(src, keys, queued));
+        } catch (RejectedExecutionException e) {
+            for (int i = 0; i < keys.size(); i++) {
+                inFlight.remove(keys.get(i), queued.get(i));
+                queued.get(i).bytes.completeExceptionally(new IOException("the store is closing"));
             }
-            Fetch queued = new Fetch();
-            if (inFlight.putIfAbsent(key, queued) != null) {
+        }
+    }
+
+    private boolean keptOrUnderWay(Key key) {
+        synchronized (this) {
+            if (lru.containsKey(key) || hot.containsKey(key)) {
+                return true;
+            }
+        }
+        return inFlight.containsKey(key);
+    }
+
+    /** A queued run: the segments a read has not claimed for itself meanwhile, in runs of consecutive ones. */
+    private void loadClaimed(Source src, List<Key> keys, List<Fetch> queued) {
+        int i = 0;
+        while (i < keys.size()) {
+            if (!queued.get(i).claim()) {
+                i++;
                 continue;
             }
-            try {
-                prefetcher.execute(() -> {
-                    if (queued.claim()) {
-                        try {
-                            load(key, src, queued).release();
-                        } catch (IOException | RuntimeException e) {
-                            // Only a guess: the reads waiting for it ask the bucket themselves.
-                        }
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                inFlight.remove(key, queued);
-                queued.bytes.completeExceptionally(new IOException("the store is closing"));
-                return;
+            int end = i + 1;
+            while (end < keys.size() && queued.get(end).claim()) {
+                end++;
             }
+            try {
+                load(src, keys.subList(i, end), queued.subList(i, end)).release();
+            } catch (IOException | RuntimeException e) {
+                // Only a guess: the reads waiting for these ask the bucket themselves.
+            }
+            i = end + 1; // (the one at end, if any, was claimed by a read)
         }
     }
 
@@ -542,6 +621,11 @@ final class ReadCache implements AutoCloseable {
 
     long misses() {
         return misses.get();
+    }
+
+    /** Segments read from the bucket (several to a GET when prefetched). */
+    long segmentsFetched() {
+        return fetched.get();
     }
 
     @Override
