@@ -38,10 +38,10 @@ import java.util.logging.Logger;
  * immutable and their ids never come back within a process, so nothing cached is ever stale; the
  * cache is emptied at start, since it is only a cache.
  *
- * <p>Segments in memory live in arrays of the segment size that are used again once nothing holds
- * them: an array that large is a humongous object to G1, and allocating one per GET started a
- * garbage collection cycle every few GETs, which cost the store more CPU in a restore than the
- * GETs themselves.
+ * <p>Whole segments in memory live in arrays that are used again once nothing holds them: an
+ * array that large is a humongous object to G1, and allocating one per GET started a garbage
+ * collection cycle every few GETs, which cost the store more CPU in a restore than the GETs
+ * themselves.
  */
 final class ReadCache implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ReadCache.class.getName());
@@ -91,7 +91,7 @@ final class ReadCache implements AutoCloseable {
         boolean read; // guarded by ReadCache.this
 
         Segment(int length) {
-            this.bytes = takeArray();
+            this.bytes = length == segment ? takeArray() : new byte[length];
             this.length = length;
         }
 
@@ -230,6 +230,9 @@ final class ReadCache implements AutoCloseable {
     }
 
     private void giveBack(byte[] b) {
+        if (b.length != segment) {
+            return; // the last segment of a container, shorter: not worth keeping
+        }
         synchronized (pool) {
             if (pool.size() < POOLED_ARRAYS) {
                 pool.push(b);
