@@ -247,10 +247,7 @@ public final class Bucket implements AutoCloseable {
         }
     }
 
-    /**
-     * {@code length} bytes of an object from {@code offset} (one ranged GET), read straight into an
-     * array of that length: a restore reads its containers through here, 4 MiB at a time.
-     */
+    /** {@code length} bytes of an object from {@code offset} (one ranged GET), in an array of that length. */
     public byte[] getRange(String key, long offset, int length) throws BucketException {
         byte[] b = new byte[length];
         getRange(key, offset, ByteBuffer.wrap(b));
@@ -259,8 +256,8 @@ public final class Bucket implements AutoCloseable {
 
     /**
      * The bytes of an object from {@code offset} in one ranged GET, read straight into the
-     * remaining space of each of the (array-backed) buffers in turn: a restore reads several
-     * segments of a container at once so, in fewer requests.
+     * remaining space of each of the (array-backed) buffers in turn: the read cache fetches
+     * several segments of a container so, in one request.
      */
     public void getRange(String key, long offset, ByteBuffer... into) throws BucketException {
         long length = 0;

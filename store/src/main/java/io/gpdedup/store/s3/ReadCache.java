@@ -31,8 +31,8 @@ import java.util.logging.Logger;
  * Container bytes read from the bucket, kept on local disk in aligned segments and evicted least
  * recently used first once they pass the byte budget. A segment goes to disk when it is fetched a
  * second time; the last few fetched are kept in memory. A read that misses fetches whole segments
- * with ranged GETs (one per segment, however many records the restore then takes from it) and
- * queues fetches of the next ones, so a restore reading a container in order finds them there.
+ * with ranged GETs (however many records the restore then takes from them) and queues a fetch of
+ * the next ones, several in one GET, so a restore reading a container in order finds them there.
  * Every segment has at most one GET under way or queued: concurrent misses share it, and a read
  * that reaches a queued segment before the prefetcher does sends its GET itself. Containers are
  * immutable and their ids never come back within a process, so nothing cached is ever stale; the
