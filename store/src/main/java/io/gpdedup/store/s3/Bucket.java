@@ -2,6 +2,7 @@ package io.gpdedup.store.s3;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -246,29 +247,46 @@ public final class Bucket implements AutoCloseable {
         }
     }
 
-    /**
-     * {@code length} bytes of an object from {@code offset} (one ranged GET), read straight into an
-     * array of that length: a restore reads its containers through here, 4 MiB at a time.
-     */
+    /** {@code length} bytes of an object from {@code offset} (one ranged GET), in an array of that length. */
     public byte[] getRange(String key, long offset, int length) throws BucketException {
+        byte[] b = new byte[length];
+        getRange(key, offset, ByteBuffer.wrap(b));
+        return b;
+    }
+
+    /**
+     * The bytes of an object from {@code offset} in one ranged GET, read straight into the
+     * remaining space of each of the (array-backed) buffers in turn: the read cache fetches
+     * several segments of a container so, in one request.
+     */
+    public void getRange(String key, long offset, ByteBuffer... into) throws BucketException {
+        long length = 0;
+        for (ByteBuffer b : into) {
+            length += b.remaining();
+        }
+        String what = "read " + key + " bytes " + offset + "+" + length;
+        long last = offset + length - 1;
         try {
-            return s3.getObject(r -> r.bucket(settings.bucket()).key(fullKey(key)).range("bytes=" + offset + "-" + (offset + length - 1)),
+            s3.getObject(r -> r.bucket(settings.bucket()).key(fullKey(key)).range("bytes=" + offset + "-" + last),
                     (GetObjectResponse resp, AbortableInputStream in) -> {
                         // A body cut short is retried as the SDK's own transformers do: as a RetryableException.
                         try {
-                            byte[] b = new byte[length];
-                            int n = in.readNBytes(b, 0, length);
-                            if (n != length || in.read() >= 0) {
-                                throw new IOException("got " + (n != length ? n + " bytes" : "more bytes"));
+                            for (ByteBuffer b : into) {
+                                int n = in.readNBytes(b.array(), b.arrayOffset() + b.position(), b.remaining());
+                                if (n != b.remaining()) {
+                                    throw new IOException("got " + n + " bytes where " + b.remaining() + " were due");
+                                }
                             }
-                            return b;
+                            if (in.read() >= 0) {
+                                throw new IOException("got more bytes");
+                            }
+                            return null;
                         } catch (IOException e) {
-                            throw RetryableException.builder().message("read " + key + " bytes " + offset + "+" + length + ": " + e.getMessage())
-                                    .cause(e).build();
+                            throw RetryableException.builder().message(what + ": " + e.getMessage()).cause(e).build();
                         }
                     });
         } catch (SdkException e) {
-            throw failure("read " + key + " bytes " + offset + "+" + length, e);
+            throw failure(what, e);
         }
     }
 
