@@ -1,0 +1,114 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.engine.Recompression;
+import io.gpdedup.store.engine.StorageUnit;
+import io.gpdedup.store.engine.StoreEngine;
+import io.gpdedup.store.engine.StoreException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Recompresses, container by container, what backups wrote, once no backup has run for the
+ * configured quiet time: backups compress as cheaply as they can, and the store wins the bytes
+ * back at a higher zstd level while the hosts are idle. It stops between two chunks as soon as a
+ * backup begins, and goes on from the same container at the next quiet time. One thread, so
+ * it takes at most one core.
+ */
+final class IdleRecompressor implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(IdleRecompressor.class.getName());
+    private static final long TICK_MILLIS = 1000;
+
+    private final StoreEngine engine;
+    private final RecompressSettings settings;
+    private final StoreMetrics metrics;
+    private final ScheduledThreadPoolExecutor thread;
+    private volatile boolean closing;
+    private long quietSinceNanos = System.nanoTime(); // confined to the thread
+
+    IdleRecompressor(StoreEngine engine, RecompressSettings settings, StoreMetrics metrics) {
+        this.engine = engine;
+        this.settings = settings;
+        this.metrics = metrics;
+        this.thread = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "store-recompress");
+            t.setDaemon(true);
+            t.setPriority(Thread.MIN_PRIORITY);
+            return t;
+        });
+        thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        thread.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+        metrics.recompressionPending(this::pending);
+        if (settings.enabled()) {
+            thread.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Containers of every unit still waiting to be recompressed. */
+    private long pending() {
+        if (!settings.enabled()) {
+            return 0;
+        }
+        long n = 0;
+        for (String name : engine.unitNames()) {
+            n += engine.unit(name).recompressionPending();
+        }
+        return n;
+    }
+
+    private boolean quiet() {
+        return !closing && metrics.activeLeases() == 0;
+    }
+
+    private void tick() {
+        long now = System.nanoTime();
+        if (!quiet()) {
+            quietSinceNanos = now;
+            return;
+        }
+        if (now - quietSinceNanos < settings.afterIdle().toNanos()) {
+            return;
+        }
+        for (String name : engine.unitNames()) {
+            try {
+                recompress(name, engine.unit(name));
+            } catch (StoreException e) {
+                LOG.log(System.Logger.Level.WARNING, "unit " + name + ": recompression stopped: " + e.getMessage());
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "unit " + name + ": recompression stopped", e);
+            }
+        }
+    }
+
+    private void recompress(String name, StorageUnit unit) {
+        while (quiet() && unit.recompressionPending() > 0) {
+            Recompression r = unit.recompressNext(settings.level(), this::quiet);
+            metrics.recompressed(r);
+            switch (r.outcome()) {
+                case REWRITTEN -> LOG.log(System.Logger.Level.INFO, "unit " + name + ": container " + r.container()
+                        + " recompressed at zstd level " + settings.level() + ": " + r.bytesBefore() + " -> " + r.bytesAfter() + " bytes");
+                case DAMAGED -> LOG.log(System.Logger.Level.WARNING, "unit " + name + ": container " + r.container()
+                        + " left as it is: a record in it fails its checks (run verify)");
+                case NO_ROOM -> LOG.log(System.Logger.Level.WARNING, "unit " + name + ": container " + r.container()
+                        + " not recompressed: no room on disk for its copy");
+                default -> { }
+            }
+            if (!r.settled()) {
+                return;
+            }
+        }
+    }
+
+    /** Stops between two chunks; waits for that. */
+    @Override
+    public void close() {
+        closing = true;
+        thread.shutdown();
+        try {
+            if (!thread.awaitTermination(1, TimeUnit.MINUTES)) {
+                LOG.log(System.Logger.Level.WARNING, "recompression still running after a minute; stopping anyway");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
