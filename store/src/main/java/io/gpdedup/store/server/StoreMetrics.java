@@ -166,7 +166,9 @@ public final class StoreMetrics {
     /** What the recompression pending gauge reads. */
     void recompressionPending(java.util.function.LongSupplier pending) {
         Gauge.builder("gpdedup.store.recompression.pending.containers", pending, p -> p.getAsLong())
-                .description("containers written by backups that recompression has not settled yet").register(registry);
+                .description("containers written by backups that recompression has not settled yet")
+                .strongReference(true) // the supplier is a lambda nobody else holds
+                .register(registry);
     }
 
     /** Stops listening to the JVM's collector notifications. */
