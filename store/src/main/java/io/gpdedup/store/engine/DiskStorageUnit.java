@@ -72,6 +72,8 @@ final class DiskStorageUnit implements StorageUnit {
      * across restarts.
      */
     private final Set<Integer> toRecompress = new ConcurrentSkipListSet<>();
+    /** Containers of {@link #toRecompress} a caller of {@link #recompressNext} is working on (guarded by writeLock). */
+    private final Set<Integer> recompressing = new HashSet<>();
     private int lastAppendedContainer; // guarded by writeLock
     /** Whether the saved index was dropped by recompression and not saved again yet. */
     private boolean indexDropped; // guarded by writeLock
@@ -400,12 +402,18 @@ final class DiskStorageUnit implements StorageUnit {
             containers.all().forEach(c -> present.add(c.id()));
             toRecompress.retainAll(present);
             if (toRecompress.isEmpty() || !go.getAsBoolean()) {
-                saveIndexIfDropped();
+                if (recompressing.isEmpty()) {
+                    saveIndexIfDropped();
+                }
                 return Recompression.of(toRecompress.isEmpty() ? Recompression.Outcome.NOTHING_PENDING : Recompression.Outcome.PAUSED, 0);
             }
             // The container taking appends is sealed too: with no backup running, it is as full as it gets.
             containers.seal();
-            id = toRecompress.iterator().next();
+            id = toRecompress.stream().filter(c -> !recompressing.contains(c)).findFirst().orElse(0);
+            if (id == 0) {
+                return Recompression.of(Recompression.Outcome.NOTHING_PENDING, 0); // each one waiting has a caller on it
+            }
+            recompressing.add(id);
             index.forEach((slot, container, offset, length) -> {
                 if (container == id) {
                     fingerprints.add(index.fingerprintAt(slot));
@@ -415,24 +423,26 @@ final class DiskStorageUnit implements StorageUnit {
         } finally {
             writeLock.unlock();
         }
-        Recompression r;
+        Recompression r = null;
         try {
             r = new Recompressor(this, writeLock, zstdLevel, go).run(id, locations, fingerprints);
+            return r;
         } catch (IOException e) {
             throw new StoreException("recompression of container " + id + " in unit " + name + " failed: " + e.getMessage(), e);
-        }
-        if (r.settled()) {
-            toRecompress.remove(id);
-        }
-        if (toRecompress.isEmpty() || r.outcome() == Recompression.Outcome.PAUSED) {
+        } finally {
             writeLock.lock();
             try {
-                saveIndexIfDropped();
+                recompressing.remove(id);
+                if (r != null && r.settled()) {
+                    toRecompress.remove(id);
+                }
+                if (recompressing.isEmpty() && (toRecompress.isEmpty() || r == null || !r.settled())) {
+                    saveIndexIfDropped();
+                }
             } finally {
                 writeLock.unlock();
             }
         }
-        return r;
     }
 
     @Override

@@ -10,7 +10,7 @@ package io.gpdedup.store.engine;
 public record Recompression(Outcome outcome, int container, long bytesBefore, long bytesAfter) {
     /** Why a step ended as it did. */
     public enum Outcome {
-        /** No container written since the unit opened is waiting. */
+        /** No container written since the unit opened is waiting (or each one waiting has another caller on it). */
         NOTHING_PENDING,
         /** The container was replaced by a smaller one holding the same chunks. */
         REWRITTEN,

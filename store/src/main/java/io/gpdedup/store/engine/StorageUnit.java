@@ -44,7 +44,7 @@ public interface StorageUnit {
      * Re-encodes the next container written since the unit opened with zstd at {@code zstdLevel},
      * if that saves enough bytes, while {@code keepGoing} holds (checked between chunks). Safe
      * while backups run, but meant for when none does: it takes the unit's write lock only to swap
-     * the copy in.
+     * the copy in. Callers on several threads each get a container of their own.
      */
     Recompression recompressNext(int zstdLevel, BooleanSupplier keepGoing);
 

@@ -66,6 +66,7 @@ public final class ConfigLoader {
         @JsonProperty("gc-interval-seconds") Integer gcIntervalSeconds;
         @JsonProperty("recompress-level") Integer recompressLevel;
         @JsonProperty("recompress-after-idle-seconds") Integer recompressAfterIdleSeconds;
+        @JsonProperty("recompress-threads") Integer recompressThreads;
         @JsonProperty("log-file") String logFile;
         @JsonProperty("log-file-max-bytes") Long logFileMaxBytes;
         @JsonProperty("log-file-count") Integer logFileCount;
@@ -154,7 +155,8 @@ public final class ConfigLoader {
                     gc(f),
                     new RecompressSettings(or(f.recompressLevel, RecompressSettings.DEFAULT.level()),
                             f.recompressAfterIdleSeconds == null ? RecompressSettings.DEFAULT.afterIdle()
-                                    : Duration.ofSeconds(f.recompressAfterIdleSeconds)),
+                                    : Duration.ofSeconds(f.recompressAfterIdleSeconds),
+                            or(f.recompressThreads, RecompressSettings.DEFAULT_THREADS)),
                     new LogSettings(f.logFile == null ? null : StorePaths.resolve(f.logFile, base),
                             or(f.logFileMaxBytes, LogSettings.DEFAULT_MAX_BYTES), or(f.logFileCount, LogSettings.DEFAULT_FILES)));
         } catch (IllegalArgumentException e) {

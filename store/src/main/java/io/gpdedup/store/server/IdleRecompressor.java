@@ -4,6 +4,12 @@ import io.gpdedup.store.engine.Recompression;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.StoreException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -11,8 +17,8 @@ import java.util.concurrent.TimeUnit;
  * Recompresses, container by container, what backups wrote, once no backup has run for the
  * configured quiet time: backups compress as cheaply as they can, and the store wins the bytes
  * back at a higher zstd level while the hosts are idle. It stops between two chunks as soon as a
- * backup begins, and goes on from the same container at the next quiet time. One thread, so
- * it takes at most one core.
+ * backup begins, and goes on from the same container at the next quiet time. It runs on
+ * {@code threads} threads at the lowest priority, each on a container of its own.
  */
 final class IdleRecompressor implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(IdleRecompressor.class.getName());
@@ -22,6 +28,8 @@ final class IdleRecompressor implements AutoCloseable {
     private final RecompressSettings settings;
     private final StoreMetrics metrics;
     private final ScheduledThreadPoolExecutor thread;
+    private final ExecutorService workers;
+    private final int threads;
     private volatile boolean closing;
     private long quietSinceNanos = System.nanoTime(); // confined to the thread
 
@@ -29,8 +37,14 @@ final class IdleRecompressor implements AutoCloseable {
         this.engine = engine;
         this.settings = settings;
         this.metrics = metrics;
+        this.threads = settings.threads();
         this.thread = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "store-recompress");
+            t.setDaemon(true);
+            return t;
+        });
+        this.workers = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "store-recompress-worker");
             t.setDaemon(true);
             t.setPriority(Thread.MIN_PRIORITY);
             return t;
@@ -68,14 +82,27 @@ final class IdleRecompressor implements AutoCloseable {
         if (now - quietSinceNanos < settings.afterIdle().toNanos()) {
             return;
         }
-        for (String name : engine.unitNames()) {
-            try {
-                recompress(name, engine.unit(name));
-            } catch (StoreException e) {
-                LOG.log(System.Logger.Level.WARNING, "unit " + name + ": recompression stopped: " + e.getMessage());
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, "unit " + name + ": recompression stopped", e);
-            }
+        List<Callable<Void>> each = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            each.add(() -> {
+                for (String name : engine.unitNames()) {
+                    try {
+                        recompress(name, engine.unit(name));
+                    } catch (StoreException e) {
+                        LOG.log(System.Logger.Level.WARNING, "unit " + name + ": recompression stopped: " + e.getMessage());
+                    } catch (RuntimeException e) {
+                        LOG.log(System.Logger.Level.ERROR, "unit " + name + ": recompression stopped", e);
+                    }
+                }
+                return null;
+            });
+        }
+        try {
+            workers.invokeAll(each);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RejectedExecutionException e) {
+            // closing
         }
     }
 
@@ -103,8 +130,9 @@ final class IdleRecompressor implements AutoCloseable {
     public void close() {
         closing = true;
         thread.shutdown();
+        workers.shutdown();
         try {
-            if (!thread.awaitTermination(1, TimeUnit.MINUTES)) {
+            if (!thread.awaitTermination(1, TimeUnit.MINUTES) || !workers.awaitTermination(1, TimeUnit.MINUTES)) {
                 LOG.log(System.Logger.Level.WARNING, "recompression still running after a minute; stopping anyway");
             }
         } catch (InterruptedException e) {

@@ -101,6 +101,35 @@ class RecompressionTest {
     }
 
     @Test
+    void callersOnSeveralThreadsEachTakeAContainerOfTheirOwn() throws Exception {
+        byte[] data = rows(8, 600_000);
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            StorageUnit unit = engine.unit("u1");
+            TestObjects.backup(unit, "a", data, 8192, Codec.NONE);
+            int containers = unit.recompressionPending();
+            assertTrue(containers > 4, "containers: " + containers);
+            ExecutorService pool = Executors.newFixedThreadPool(3);
+            List<Future<List<Recompression>>> runs = new ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    runs.add(pool.submit(() -> settle(unit)));
+                }
+                List<Integer> rewritten = new ArrayList<>();
+                for (Future<List<Recompression>> f : runs) {
+                    f.get().stream().filter(r -> r.outcome() == Recompression.Outcome.REWRITTEN).forEach(r -> rewritten.add(r.container()));
+                }
+                assertEquals(rewritten.size(), rewritten.stream().distinct().count(), "no container is rewritten twice: " + rewritten);
+                assertEquals(containers, rewritten.size(), "every container was rewritten once: " + rewritten);
+            } finally {
+                pool.shutdownNow();
+            }
+            assertEquals(0, unit.recompressionPending());
+            assertArrayEquals(data, TestObjects.restore(unit, "a"));
+            assertTrue(unit.verify().ok());
+        }
+    }
+
+    @Test
     void aBackupBeginningStopsItAndTheContainerWaitsUnchanged() {
         try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
