@@ -56,6 +56,13 @@ final class Recompressor {
      * in the same order) under the write lock; called without it.
      */
     Recompression run(int id, List<ChunkIndex.Location> locations, List<Fingerprint> fingerprints) throws IOException {
+        long listed = 0;
+        for (ChunkIndex.Location loc : locations) {
+            listed += loc.length();
+        }
+        if (!hasRoomFor(listed)) {
+            return Recompression.of(Recompression.Outcome.NO_ROOM, id); // before the work: the copy is at most this big
+        }
         List<Planned> plan = new ArrayList<>(locations.size());
         long before = 0;
         long after = 0;
@@ -101,6 +108,10 @@ final class Recompressor {
         }
     }
 
+    private boolean hasRoomFor(long records) throws IOException {
+        return unit.containers().usableSpace() >= records + Container.HEADER_BYTES + ROOM_MARGIN;
+    }
+
     private Recompression swap(int id, List<Planned> plan, long after) throws IOException {
         ContainerStore containers = unit.containers();
         ChunkIndex index = unit.index();
@@ -110,7 +121,7 @@ final class Recompressor {
         if (containers.all().stream().noneMatch(c -> c.id() == id)) {
             return Recompression.of(Recompression.Outcome.ALREADY_SMALL, id);
         }
-        if (containers.usableSpace() < after + Container.HEADER_BYTES + ROOM_MARGIN) {
+        if (!hasRoomFor(after)) {
             return Recompression.of(Recompression.Outcome.NO_ROOM, id);
         }
         plan.sort(Comparator.comparingLong(Planned::offset));

@@ -6,7 +6,9 @@ import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.StoreException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -18,11 +20,14 @@ import java.util.concurrent.TimeUnit;
  * configured quiet time: backups compress as cheaply as they can, and the store wins the bytes
  * back at a higher zstd level while the hosts are idle. It stops between two chunks as soon as a
  * backup begins, and goes on from the same container at the next quiet time. It runs on
- * {@code threads} threads at the lowest priority, each on a container of its own.
+ * {@code threads} threads, each on a container of its own. A unit whose recompression failed, or
+ * found no room for a copy, is left alone for a while rather than tried again every second.
  */
 final class IdleRecompressor implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(IdleRecompressor.class.getName());
     private static final long TICK_MILLIS = 1000;
+    /** After a failure or a full disk, a unit is left alone this long instead of being tried again every tick. */
+    private static final long BACKOFF_NANOS = TimeUnit.MINUTES.toNanos(5);
 
     private final StoreEngine engine;
     private final RecompressSettings settings;
@@ -32,6 +37,8 @@ final class IdleRecompressor implements AutoCloseable {
     private final int threads;
     private volatile boolean closing;
     private long quietSinceNanos = System.nanoTime(); // confined to the thread
+    /** Units left alone until the given nano time. */
+    private final Map<String, Long> backOff = new ConcurrentHashMap<>();
 
     IdleRecompressor(StoreEngine engine, RecompressSettings settings, StoreMetrics metrics) {
         this.engine = engine;
@@ -86,12 +93,18 @@ final class IdleRecompressor implements AutoCloseable {
         for (int i = 0; i < threads; i++) {
             each.add(() -> {
                 for (String name : engine.unitNames()) {
+                    Long until = backOff.get(name);
+                    if (until != null && System.nanoTime() - until < 0) {
+                        continue;
+                    }
                     try {
                         recompress(name, engine.unit(name));
                     } catch (StoreException e) {
-                        LOG.log(System.Logger.Level.WARNING, "unit " + name + ": recompression stopped: " + e.getMessage());
+                        backOff.put(name, System.nanoTime() + BACKOFF_NANOS);
+                        LOG.log(System.Logger.Level.WARNING, "unit " + name + ": recompression stopped for 5 minutes: " + e.getMessage());
                     } catch (RuntimeException e) {
-                        LOG.log(System.Logger.Level.ERROR, "unit " + name + ": recompression stopped", e);
+                        backOff.put(name, System.nanoTime() + BACKOFF_NANOS);
+                        LOG.log(System.Logger.Level.ERROR, "unit " + name + ": recompression stopped for 5 minutes", e);
                     }
                 }
                 return null;
@@ -115,8 +128,11 @@ final class IdleRecompressor implements AutoCloseable {
                         + " recompressed at zstd level " + settings.level() + ": " + r.bytesBefore() + " -> " + r.bytesAfter() + " bytes");
                 case DAMAGED -> LOG.log(System.Logger.Level.WARNING, "unit " + name + ": container " + r.container()
                         + " left as it is: a record in it fails its checks (run verify)");
-                case NO_ROOM -> LOG.log(System.Logger.Level.WARNING, "unit " + name + ": container " + r.container()
-                        + " not recompressed: no room on disk for its copy");
+                case NO_ROOM -> {
+                    backOff.put(name, System.nanoTime() + BACKOFF_NANOS);
+                    LOG.log(System.Logger.Level.WARNING, "unit " + name + ": container " + r.container()
+                            + " not recompressed: no room on disk for its copy; trying again in 5 minutes");
+                }
                 default -> { }
             }
             if (!r.settled()) {
