@@ -148,6 +148,40 @@ class RecompressionTest {
     }
 
     @Test
+    void aFullDiskLeavesTheContainerWaitingAndEveryChunkWhereItWas() throws Exception {
+        java.util.Optional<io.gpdedup.testsupport.Tmpfs> mounted = io.gpdedup.testsupport.Tmpfs.mount(
+                Files.createDirectories(dir.resolve("fs")), 8L << 20);
+        org.junit.jupiter.api.Assumptions.assumeTrue(mounted.isPresent(), "needs root to mount a tmpfs (mount -t tmpfs): skipped");
+        try (io.gpdedup.testsupport.Tmpfs fs = mounted.get();
+             DiskStoreEngine engine = DiskStoreEngine.open(fs.path().resolve("data"),
+                     EngineSettings.defaults().withContainerSizeBytes(1L << 20).withDiskReserveBytes(0))) {
+            StorageUnit unit = engine.unit("u1");
+            byte[] data = rows(9, 1_500_000);
+            TestObjects.backup(unit, "a", data, 8192, Codec.NONE);
+            UnitStats s = unit.stats();
+            int pending = unit.recompressionPending();
+            Path filler = fs.path().resolve("filler");
+            byte[] block = new byte[64 << 10];
+            try (java.io.OutputStream out = Files.newOutputStream(filler)) {
+                for (int i = 0; i < 1000; i++) {
+                    out.write(block);
+                }
+            } catch (java.io.IOException full) {
+                // what the filler is for
+            }
+            Recompression r = unit.recompressNext(LEVEL, () -> true);
+            assertEquals(Recompression.Outcome.NO_ROOM, r.outcome(), r.toString());
+            assertEquals(pending, unit.recompressionPending(), "the container waits for room");
+            assertEquals(s, unit.stats());
+            assertArrayEquals(data, TestObjects.restore(unit, "a"));
+            Files.delete(filler);
+            assertTrue(settle(unit).stream().anyMatch(x -> x.outcome() == Recompression.Outcome.REWRITTEN));
+            assertArrayEquals(data, TestObjects.restore(unit, "a"));
+            assertTrue(unit.verify().ok());
+        }
+    }
+
+    @Test
     void aDamagedRecordIsNotReencodedAndVerifyStillFindsIt() throws Exception {
         try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
