@@ -5,6 +5,7 @@ import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.engine.BackupLease;
+import io.gpdedup.store.engine.Recompression;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.report.UnitStats;
@@ -12,6 +13,7 @@ import io.gpdedup.store.report.VerifyReport;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 
 /**
  * A storage unit as one client connection sees it through the appliance (the server asks the
@@ -115,6 +117,16 @@ final class ThrottledUnit implements StorageUnit {
     @Override
     public GcReport collectGarbage() {
         return unit.collectGarbage();
+    }
+
+    @Override
+    public Recompression recompressNext(int zstdLevel, BooleanSupplier keepGoing) {
+        return unit.recompressNext(zstdLevel, keepGoing);
+    }
+
+    @Override
+    public int recompressionPending() {
+        return unit.recompressionPending();
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.engine.BackupLease;
+import io.gpdedup.store.engine.Recompression;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.report.UnitStats;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /** What each request costs on the appliance, on a virtual clock (nothing waits for real). */
@@ -196,6 +198,16 @@ class ThrottledLeaseTest {
         @Override
         public GcReport collectGarbage() {
             throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Recompression recompressNext(int zstdLevel, BooleanSupplier keepGoing) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int recompressionPending() {
+            return 0;
         }
 
         @Override

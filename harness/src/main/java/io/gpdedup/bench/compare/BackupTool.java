@@ -34,6 +34,18 @@ interface BackupTool extends AutoCloseable {
         return 0;
     }
 
+    /** What a tool's background work after a backup cost: its service's CPU and the wait, in ns. */
+    record Quiet(long cpuNanos, long wallNanos) {
+    }
+
+    /**
+     * Waits until the work the tool does by itself after a backup (gpdedup: the store's
+     * recompression) is over; null for tools with none.
+     */
+    default Quiet awaitQuiet() throws IOException {
+        return null;
+    }
+
     /** Bytes the repository takes on disk ({@code du -sb}). */
     long repositoryBytes() throws IOException;
 

@@ -17,8 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A {@code gpdedup-store serve} process on loopback with the demo config under its own HOME, any
- * free port and no metrics endpoint. Stopped with SIGTERM, as an operator stops it.
+ * A {@code gpdedup-store serve} process on loopback with a config of its own under its own HOME
+ * ({@link #writeConfig}), any free port and a metrics endpoint on another. Stopped with SIGTERM,
+ * as an operator stops it.
  */
 final class ComparedStore implements AutoCloseable {
 
@@ -27,6 +28,9 @@ final class ComparedStore implements AutoCloseable {
     private final int port;
     private final Path log;
     private static final Pattern METRICS = Pattern.compile("metrics on (http://\\S+/metrics)");
+    private static final Pattern RECOMPRESSION_PENDING = Pattern.compile("^gpdedup_store_recompression_pending_containers (\\S+)$");
+    /** Quiet time before the store recompresses, in the config {@link #writeConfig} writes. */
+    static final int QUIET_SECONDS = 1;
     private static final Pattern BUCKET_REQUESTS = Pattern.compile("^gpdedup_store_bucket_requests_total\\{operation=\"(\\w+)\"\\} ([0-9.eE+]+)$");
 
     private ComparedStore(Path home, Process process, int port, Path log) {
@@ -37,27 +41,28 @@ final class ComparedStore implements AutoCloseable {
     }
 
     /**
-     * Writes {@code home/.gpdedup/store.yaml}: the demo unit and user, their units in {@code bucket}
-     * at {@code endpoint} under {@code prefix} (credentials from the environment, docs/s3.md).
+     * Writes {@code home/.gpdedup/store.yaml}: the demo unit and user on loopback, recompression
+     * {@value #QUIET_SECONDS} s after a backup (instead of 30) so that a run need not wait long for
+     * it, and, with a {@code bucket}, the units in that bucket under its prefix (credentials from
+     * the environment, docs/s3.md).
      */
-    static void writeBucketConfig(Path home, String endpoint, String bucket, String prefix) throws IOException {
+    static void writeConfig(Path home, GpdedupTool.Bucket bucket) throws IOException {
         Files.createDirectories(home.resolve(".gpdedup"));
-        Files.writeString(home.resolve(".gpdedup/store.yaml"), "listen-address: 127.0.0.1\ndata-dir: store\nstorage:\n  type: s3\n"
-                + "  endpoint: " + endpoint + "\n  bucket: " + bucket + "\n  prefix: " + prefix + "\n  path-style: true\n  cache-bytes: 1GiB\n"
-                + "units:\n  gpdedup:\n    users:\n      gpdedup: "
-                + io.gpdedup.store.server.PasswordHash.create("gpdedup".toCharArray(), 100_000).encoded() + "\n");
+        StringBuilder yaml = new StringBuilder("listen-address: 127.0.0.1\ndata-dir: store\nrecompress-after-idle-seconds: " + QUIET_SECONDS + "\n");
+        if (bucket != null) {
+            yaml.append("storage:\n  type: s3\n  endpoint: ").append(bucket.endpoint()).append("\n  bucket: ").append(bucket.name())
+                    .append("\n  prefix: ").append(bucket.prefix()).append("\n  path-style: true\n  cache-bytes: 1GiB\n");
+        }
+        yaml.append("units:\n  gpdedup:\n    users:\n      gpdedup: ")
+                .append(io.gpdedup.store.server.PasswordHash.create("gpdedup".toCharArray(), 100_000).encoded()).append('\n');
+        Files.writeString(home.resolve(".gpdedup/store.yaml"), yaml);
     }
 
-    /** Starts a store whose config and data live under {@code home}; waits until it listens. */
+    /** Starts a store whose config and data live under {@code home}, its metrics on a free port; waits until it listens. */
     static ComparedStore start(GpdedupCommands commands, Path home, Path log, long timeoutSeconds) throws IOException {
-        return start(commands, home, log, timeoutSeconds, false);
-    }
-
-    /** As above; with {@code metrics}, on a free metrics port, for {@link #bucketRequests()}. */
-    static ComparedStore start(GpdedupCommands commands, Path home, Path log, long timeoutSeconds, boolean metrics) throws IOException {
         Files.createDirectories(home);
         List<String> cmd = new ArrayList<>(commands.store());
-        cmd.addAll(List.of("serve", "--port", "0", "--metrics-port", metrics ? "0" : "-1"));
+        cmd.addAll(List.of("serve", "--port", "0", "--metrics-port", "0"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().put("HOME", home.toString());
@@ -85,24 +90,61 @@ final class ComparedStore implements AutoCloseable {
 
     /** Requests the store has sent to its bucket, by operation, read from its metrics endpoint; empty without one. */
     Map<String, Long> bucketRequests() throws IOException {
+        Map<String, Long> out = new TreeMap<>();
+        for (String line : metrics()) {
+            Matcher r = BUCKET_REQUESTS.matcher(line);
+            if (r.matches()) {
+                out.put(r.group(1), (long) Double.parseDouble(r.group(2)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Waits until the store has recompressed every container the backups wrote (its metrics say
+     * none is pending); at once for a store that does not say.
+     */
+    void awaitRecompression(long timeoutSeconds) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (true) {
+            double pending = 0;
+            for (String line : metrics()) {
+                Matcher r = RECOMPRESSION_PENDING.matcher(line);
+                if (r.matches()) {
+                    pending = Double.parseDouble(r.group(1));
+                }
+            }
+            if (Double.isNaN(pending)) {
+                throw new IOException("gpdedup-store does not say how many containers it has left to recompress");
+            }
+            if (pending == 0) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("gpdedup-store still had " + (long) pending + " containers to recompress after " + timeoutSeconds + " s");
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for the store's recompression");
+            }
+        }
+    }
+
+    /** The lines of the store's metrics endpoint; empty when it has none. */
+    private List<String> metrics() throws IOException {
         Matcher m = METRICS.matcher(readQuietly(log));
         String url = null;
         while (m.find()) {
             url = m.group(1);
         }
         if (url == null) {
-            return Map.of();
+            return List.of();
         }
-        Map<String, Long> out = new TreeMap<>();
         try (java.io.InputStream in = java.net.URI.create(url).toURL().openStream()) {
-            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                Matcher r = BUCKET_REQUESTS.matcher(line.strip());
-                if (r.matches()) {
-                    out.put(r.group(1), (long) Double.parseDouble(r.group(2)));
-                }
-            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::strip).toList();
         }
-        return out;
     }
 
     /** CPU the store has used since it started, in ns; -1 when unknown. */

@@ -61,16 +61,24 @@ final class Comparison {
                     try {
                         if (step.isBackup()) {
                             StepResult r = tool.backup(stream, step.snapshot());
-                            long after = tool.repositoryBytes();
+                            long written = tool.repositoryBytes();
+                            long after = written;
                             long physicalAfter = physical(tool);
-                            o = new Observation(round, tool.name(), step, stream.length(), r, after - repo[t],
-                                    physicalAfter < 0 ? -1 : physicalAfter - physical[t], null);
+                            Observation.Settled settled = null;
+                            BackupTool.Quiet quiet = tool.awaitQuiet();
+                            if (quiet != null) {
+                                after = tool.repositoryBytes();
+                                physicalAfter = physical(tool);
+                                settled = new Observation.Settled(after - repo[t], quiet.cpuNanos(), quiet.wallNanos());
+                            }
+                            o = new Observation(round, tool.name(), step, stream.length(), r, written - repo[t],
+                                    physicalAfter < 0 ? -1 : physicalAfter - physical[t], settled, null);
                             repo[t] = after;
                             physical[t] = physicalAfter;
                         } else {
                             StepResult r = tool.restore(lastSnapshot);
                             check(tool, r.run(), stream);
-                            o = new Observation(round, tool.name(), step, stream.length(), r, 0, -1, null);
+                            o = new Observation(round, tool.name(), step, stream.length(), r, 0, -1, null, null);
                         }
                     } catch (IOException | RuntimeException e) {
                         // A failed step is a finding, not the end of the run: record it and go on.

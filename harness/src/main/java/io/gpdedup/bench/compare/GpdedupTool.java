@@ -88,7 +88,8 @@ final class GpdedupTool implements BackupTool {
     @Override
     public String settings() {
         return "plugin defaults" + (pluginOptions.isEmpty() ? "" : " except " + pluginOptions)
-                + " (zstd level 1 unless set, chunks 16/64/256 KiB), no encryption; store with the demo config on 127.0.0.1, "
+                + " (zstd level 1 unless set, chunks 16/64/256 KiB), no encryption; store with the demo unit on 127.0.0.1, recompressing "
+                + ComparedStore.QUIET_SECONDS + " s after a backup (default 30) at its default level, each backup's repository size taken once that is done, "
                 + (direct ? "plugin connected directly" : "plugin connected through a byte-counting relay")
                 + "; GPDEDUP_AGENT " + (agentMode == null ? "unset (launcher default: on)" : agentMode)
                 + ", a host agent of its own per round, started by the first call; " + commands.description()
@@ -100,11 +101,8 @@ final class GpdedupTool implements BackupTool {
     public void open() throws IOException {
         Files.createDirectories(dir);
         Files.createDirectories(logs);
-        if (bucket != null) {
-            ComparedStore.writeBucketConfig(dir.resolve("home"), bucket.endpoint(), bucket.name(), bucket.prefix());
-        }
-        store = ComparedStore.start(commands, dir.resolve("home"), logs.resolve("gpdedup-store-" + name() + ".log"), timeoutSeconds,
-                bucket != null);
+        ComparedStore.writeConfig(dir.resolve("home"), bucket);
+        store = ComparedStore.start(commands, dir.resolve("home"), logs.resolve("gpdedup-store-" + name() + ".log"), timeoutSeconds);
         int port = store.port();
         if (!direct) {
             wire = new WireCounter(port);
@@ -261,6 +259,14 @@ final class GpdedupTool implements BackupTool {
         long agentCpu = agent > 0 ? ProcStat.cpuNanos(agent) : 0;
         long storeCpu = store.cpuNanos();
         return storeCpu < 0 || agentCpu < 0 ? -1 : storeCpu + agentCpu;
+    }
+
+    @Override
+    public Quiet awaitQuiet() throws IOException {
+        long cpu0 = store.cpuNanos();
+        long t0 = System.nanoTime();
+        store.awaitRecompression(timeoutSeconds);
+        return new Quiet(store.cpuNanos() - cpu0, System.nanoTime() - t0);
     }
 
     @Override

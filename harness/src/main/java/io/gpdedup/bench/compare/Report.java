@@ -94,6 +94,12 @@ final class Report {
         List<StreamFile> f = streams.files();
         row(s, "first backup, MiB/s", Step.FIRST, Observation::mibPerSecond, "%.1f");
         row(s, "repository after first backup, MB", Step.FIRST, o -> o.repoGrowth() / 1e6, "%.2f");
+        if (tools.contains(GPDEDUP) || tools.contains(GPDEDUP_S3)) {
+            row(s, "repository after first backup once the store recompressed, MB", Step.FIRST, o -> o.settledGrowth() / 1e6, "%.2f");
+            row(s, "store's recompression after the first backup, CPU s per GiB of stream", Step.FIRST, Report::quietCpuSecondsPerGiB, "%.2f");
+            row(s, "store's recompression after the first backup, s", Step.FIRST,
+                    o -> o.settled() == null ? Double.NaN : o.settled().wallNanos() / 1e9, "%.1f");
+        }
         row(s, "repeat backup, MiB/s", Step.REPEAT, Observation::mibPerSecond, "%.1f");
         row(s, "repeat backup: bytes added, MB", Step.REPEAT, o -> o.repoGrowth() / 1e6, "%.3f");
         if (tools.contains(GPDEDUP)) {
@@ -121,6 +127,10 @@ final class Report {
             row(s, "restore, store CPU s", Step.RESTORE, Report::storeCpuSeconds, "%.2f");
         }
         return s.toString();
+    }
+
+    private static double quietCpuSecondsPerGiB(Observation o) {
+        return o.settled() == null ? Double.NaN : o.settled().cpuNanos() / 1e9 / (o.bytes() / (double) ByteSize.GIB);
     }
 
     private static double perGiB(Observation o, String operation) {
@@ -230,9 +240,9 @@ final class Report {
             out.addAll(s3Targets());
         }
         out.add(Target.of("first backup vs borg", gFirst, bFirst, Target.Rule.AT_LEAST, 1.6, mibs(gFirst) + " vs " + mibs(bFirst)));
-        double gStored = growth(GPDEDUP, Step.FIRST);
+        double gStored = median(GPDEDUP, Step.FIRST, Observation::settledGrowth);
         double bStored = growth(BORG, Step.FIRST);
-        out.add(Target.of("stored after the first backup vs borg", gStored, bStored, Target.Rule.AT_MOST, 1.05,
+        out.add(Target.of("stored after the first backup (once the store recompressed) vs borg", gStored, bStored, Target.Rule.AT_MOST, 1.05,
                 mb(gStored) + " vs " + mb(bStored)));
         double gCpu = median(GPDEDUP, Step.FIRST, Report::cpuSecondsPerGB);
         double bCpu = median(BORG, Step.FIRST, Report::cpuSecondsPerGB);

@@ -98,6 +98,6 @@ class TargetAndReportTest {
 
     private static void add(List<Observation> obs, String tool, Step step, double seconds, long growth, long wire) {
         Measured m = new Measured((long) (seconds * 1e9), 1, 0, null, Path.of("log"));
-        obs.add(new Observation(0, tool, step, 1L << 30, new StepResult(m, -1, wire, -1), growth, -1, null));
+        obs.add(new Observation(0, tool, step, 1L << 30, new StepResult(m, -1, wire, -1), growth, -1, null, null));
     }
 }

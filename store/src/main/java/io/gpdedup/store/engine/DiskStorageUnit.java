@@ -29,9 +29,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -65,6 +67,17 @@ final class DiskStorageUnit implements StorageUnit {
     /** The containers this unit was opened with, and until when collection keeps their chunks (reconnect grace). */
     private final Set<Integer> containersAtOpen;
     private final long keepThemUntilNanos;
+    /**
+     * Containers backups appended to since the unit opened that recompression has not settled yet
+     * (added under writeLock). Those the unit opened with are not revisited: the list is not kept
+     * across restarts.
+     */
+    private final Set<Integer> toRecompress = new ConcurrentSkipListSet<>();
+    /** Containers of {@link #toRecompress} a caller of {@link #recompressNext} is working on (guarded by writeLock). */
+    private final Set<Integer> recompressing = new HashSet<>();
+    private int lastAppendedContainer; // guarded by writeLock
+    /** Whether the saved index was dropped by recompression and not saved again yet. */
+    private boolean indexDropped; // guarded by writeLock
     private final Closeable onClose;
     private volatile boolean closed;
 
@@ -196,6 +209,10 @@ final class DiskStorageUnit implements StorageUnit {
                 throw new StoreException("cannot store chunk " + fp + " in unit " + name + ": " + e.getMessage(), e);
             }
             index.insert(fp, p.container(), p.offset(), ChunkRecord.OVERHEAD + length);
+            if (p.container() != lastAppendedContainer) {
+                lastAppendedContainer = p.container();
+                toRecompress.add(p.container());
+            }
             lease.pin(fp);
         } finally {
             writeLock.unlock();
@@ -375,6 +392,73 @@ final class DiskStorageUnit implements StorageUnit {
         }
     }
 
+    @Override
+    public Recompression recompressNext(int zstdLevel, BooleanSupplier keepGoing) {
+        checkOpen();
+        BooleanSupplier go = () -> !closed && keepGoing.getAsBoolean();
+        int id;
+        List<ChunkIndex.Location> locations = new ArrayList<>();
+        List<Fingerprint> fingerprints = new ArrayList<>();
+        writeLock.lock();
+        try {
+            Set<Integer> present = new HashSet<>();
+            containers.all().forEach(c -> present.add(c.id()));
+            toRecompress.retainAll(present);
+            if (toRecompress.isEmpty() || !go.getAsBoolean()) {
+                if (recompressing.isEmpty()) {
+                    saveIndexIfDropped();
+                }
+                return Recompression.of(toRecompress.isEmpty() ? Recompression.Outcome.NOTHING_PENDING : Recompression.Outcome.PAUSED, 0);
+            }
+            // The container taking appends is sealed too: with no backup running, it is as full as it gets.
+            containers.seal();
+            id = toRecompress.stream().filter(c -> !recompressing.contains(c)).findFirst().orElse(0);
+            if (id == 0) {
+                return Recompression.of(Recompression.Outcome.NOTHING_PENDING, 0); // each one waiting has a caller on it
+            }
+            recompressing.add(id);
+            index.forEach((slot, container, offset, length) -> {
+                if (container == id) {
+                    fingerprints.add(index.fingerprintAt(slot));
+                    locations.add(new ChunkIndex.Location(container, offset, length));
+                }
+            });
+        } finally {
+            writeLock.unlock();
+        }
+        Recompression r = null;
+        try {
+            r = new Recompressor(this, writeLock, zstdLevel, go).run(id, locations, fingerprints);
+            return r;
+        } catch (IOException e) {
+            throw new StoreException("recompression of container " + id + " in unit " + name + " failed: " + e.getMessage(), e);
+        } finally {
+            writeLock.lock();
+            try {
+                recompressing.remove(id);
+                if (r != null && r.settled()) {
+                    toRecompress.remove(id);
+                }
+                if (recompressing.isEmpty() && (toRecompress.isEmpty() || r == null || !r.settled())) {
+                    saveIndexIfDropped();
+                }
+            } finally {
+                writeLock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public int recompressionPending() {
+        return toRecompress.size();
+    }
+
+    private void saveIndexIfDropped() {
+        if (indexDropped && !closed) {
+            saveIndexSnapshot();
+        }
+    }
+
     /**
      * The containers whose every chunk a collection keeps: those of the unit's open while the
      * reconnect grace lasts. A lease dies with the process that held it, so after a restart the
@@ -436,11 +520,13 @@ final class DiskStorageUnit implements StorageUnit {
     /** Saves the index after a collection so that a crash does not cost a full rebuild. Called under the write lock. */
     void saveIndexSnapshot() {
         containers.saveIndex(index, name);
+        indexDropped = false;
     }
 
-    /** Called by garbage collection before it moves or deletes any record: the saved index would go stale. */
+    /** Called by garbage collection and recompression before they move or delete any record: the saved index would go stale. */
     void dropIndexSnapshot() throws IOException {
         containers.dropIndex();
+        indexDropped = true;
     }
 
     /** After a commit batch: a store whose saved index fell far behind saves it, unless a collection holds the lock. */

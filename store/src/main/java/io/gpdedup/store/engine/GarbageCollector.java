@@ -40,7 +40,7 @@ final class GarbageCollector {
     private record Entry(Fingerprint fingerprint, long offset, int length, boolean live) {
     }
 
-    private record Move(Fingerprint fingerprint, int container, long offset) {
+    private record Move(Fingerprint fingerprint, int container, long offset, int length) {
     }
 
     private final DiskStorageUnit unit;
@@ -169,7 +169,7 @@ final class GarbageCollector {
                 }
                 long at = out.append(rec);
                 reclaimed -= rec.length;
-                moves.add(new Move(fp, out.id(), at));
+                moves.add(new Move(fp, out.id(), at, rec.length));
                 batchBytes += rec.length;
             }
         } catch (IOException e) {
@@ -188,7 +188,7 @@ final class GarbageCollector {
         ChunkIndex index = unit.index();
         containers.syncCopies(written);
         for (Move m : moves) {
-            index.relocate(m.fingerprint(), m.container(), m.offset());
+            index.relocate(m.fingerprint(), m.container(), m.offset(), m.length());
         }
         removed += index.removeAll(dead);
         List<Integer> ids = new ArrayList<>();

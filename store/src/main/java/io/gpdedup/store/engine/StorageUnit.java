@@ -10,6 +10,7 @@ import io.gpdedup.store.report.VerifyReport;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 
 /** One tenant's namespace: its own chunks, index and recipes. Thread-safe. */
 public interface StorageUnit {
@@ -38,6 +39,17 @@ public interface StorageUnit {
     boolean deleteObject(String objectName);
 
     GcReport collectGarbage();
+
+    /**
+     * Re-encodes the next container written since the unit opened with zstd at {@code zstdLevel},
+     * if that saves enough bytes, while {@code keepGoing} holds (checked between chunks). Safe
+     * while backups run, but meant for when none does: it takes the unit's write lock only to swap
+     * the copy in. Callers on several threads each get a container of their own.
+     */
+    Recompression recompressNext(int zstdLevel, BooleanSupplier keepGoing);
+
+    /** Containers written since the unit opened that {@link #recompressNext} has not settled yet. */
+    int recompressionPending();
 
     /** Re-reads and re-hashes every chunk, checks every recipe resolves and every stream hash. */
     VerifyReport verify();

@@ -112,8 +112,14 @@ public final class ChunkIndex {
         }
     }
 
-    /** Points an indexed chunk at a new copy of its record; returns false if it is not indexed. */
-    public boolean relocate(Fingerprint fp, int container, long offset) {
+    /**
+     * Points an indexed chunk at a new copy of its record, {@code length} bytes long (a copy
+     * re-encoded by recompression is shorter); returns false if it is not indexed.
+     */
+    public boolean relocate(Fingerprint fp, int container, long offset, int length) {
+        if (container <= 0 || offset < 0 || offset > 0xffffffffL || length <= 0) {
+            throw new IllegalArgumentException("bad location " + container + "/" + offset + "/" + length);
+        }
         long[] k = words(fp);
         lock.writeLock().lock();
         try {
@@ -123,6 +129,8 @@ public final class ChunkIndex {
             }
             containers[s] = container;
             offsets[s] = (int) offset;
+            recordBytes += length - lengths[s];
+            lengths[s] = length;
             return true;
         } finally {
             lock.writeLock().unlock();

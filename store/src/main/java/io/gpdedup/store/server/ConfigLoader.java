@@ -64,6 +64,9 @@ public final class ConfigLoader {
         @JsonProperty("gc-after-delete-seconds") Integer gcAfterDeleteSeconds;
         @JsonProperty("gc-max-delay-seconds") Integer gcMaxDelaySeconds;
         @JsonProperty("gc-interval-seconds") Integer gcIntervalSeconds;
+        @JsonProperty("recompress-level") Integer recompressLevel;
+        @JsonProperty("recompress-after-idle-seconds") Integer recompressAfterIdleSeconds;
+        @JsonProperty("recompress-threads") Integer recompressThreads;
         @JsonProperty("log-file") String logFile;
         @JsonProperty("log-file-max-bytes") Long logFileMaxBytes;
         @JsonProperty("log-file-count") Integer logFileCount;
@@ -150,6 +153,10 @@ public final class ConfigLoader {
                     f.reconnectGraceSeconds == null ? StoreConfig.DEFAULT_RECONNECT_GRACE : Duration.ofSeconds(f.reconnectGraceSeconds),
                     StorageSection.parse(f.storage, source, base, dataDir),
                     gc(f),
+                    new RecompressSettings(or(f.recompressLevel, RecompressSettings.DEFAULT.level()),
+                            f.recompressAfterIdleSeconds == null ? RecompressSettings.DEFAULT.afterIdle()
+                                    : Duration.ofSeconds(f.recompressAfterIdleSeconds),
+                            or(f.recompressThreads, RecompressSettings.DEFAULT_THREADS)),
                     new LogSettings(f.logFile == null ? null : StorePaths.resolve(f.logFile, base),
                             or(f.logFileMaxBytes, LogSettings.DEFAULT_MAX_BYTES), or(f.logFileCount, LogSettings.DEFAULT_FILES)));
         } catch (IllegalArgumentException e) {

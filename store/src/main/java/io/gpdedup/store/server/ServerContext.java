@@ -19,10 +19,11 @@ final class ServerContext {
     final StoreRequests requests;
     final ChannelGroup channels;
     final AutoCollector collector;
+    final IdleRecompressor recompressor;
 
     ServerContext(StoreEngine engine, StoreConfig config, StoreMetrics metrics, ExecutorService executor,
             Authenticator authenticator, LoginThrottle throttle, RefusalLog refusals, ChannelGroup channels,
-            ReplicationQueue replication, AutoCollector collector) {
+            ReplicationQueue replication, AutoCollector collector, IdleRecompressor recompressor) {
         this.engine = engine;
         this.config = config;
         this.metrics = metrics;
@@ -35,5 +36,6 @@ final class ServerContext {
                 collector);
         this.channels = channels;
         this.collector = collector;
+        this.recompressor = recompressor;
     }
 }

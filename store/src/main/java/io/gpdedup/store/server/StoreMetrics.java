@@ -1,6 +1,7 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.BuildVersion;
+import io.gpdedup.store.engine.Recompression;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.protocol.MessageType;
 import io.gpdedup.store.report.GcReport;
@@ -60,6 +61,8 @@ public final class StoreMetrics {
     private final Counter gcRuns;
     private final Counter gcReclaimedBytes;
     private final Counter gcRemovedChunks;
+    private final Counter recompressedContainers;
+    private final Counter recompressionSavedBytes;
     private final JvmGcMetrics jvmGc = new JvmGcMetrics();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, CachedStats> units = new ConcurrentHashMap<>();
@@ -86,6 +89,8 @@ public final class StoreMetrics {
         gcRuns = counter("gpdedup.store.gc.runs", "garbage collections of a unit, by an operator or by the store itself");
         gcReclaimedBytes = counter("gpdedup.store.gc.reclaimed.bytes", "bytes garbage collections freed");
         gcRemovedChunks = counter("gpdedup.store.gc.removed.chunks", "chunks garbage collections removed");
+        recompressedContainers = counter("gpdedup.store.recompression.containers", "containers replaced by a recompressed copy");
+        recompressionSavedBytes = counter("gpdedup.store.recompression.saved.bytes", "bytes recompression took off the containers it rewrote");
         Gauge.builder("gpdedup.store.build.info", () -> 1).description("the build of this store, in its labels")
                 .tag("version", BuildVersion.get()).tag("java", Runtime.version().toString()).register(registry);
         for (MeterBinder b : new MeterBinder[] {new JvmMemoryMetrics(), new JvmThreadMetrics(), new ClassLoaderMetrics(), jvmGc,
@@ -149,6 +154,21 @@ public final class StoreMetrics {
         gcRuns.increment();
         gcReclaimedBytes.increment(Math.max(0, r.bytesReclaimed()));
         gcRemovedChunks.increment(r.chunksRemoved());
+    }
+
+    void recompressed(Recompression r) {
+        if (r.outcome() == Recompression.Outcome.REWRITTEN) {
+            recompressedContainers.increment();
+            recompressionSavedBytes.increment(Math.max(0, r.bytesBefore() - r.bytesAfter()));
+        }
+    }
+
+    /** What the recompression pending gauge reads. */
+    void recompressionPending(java.util.function.LongSupplier pending) {
+        Gauge.builder("gpdedup.store.recompression.pending.containers", pending, p -> p.getAsLong())
+                .description("containers written by backups that recompression has not settled yet")
+                .strongReference(true) // the supplier is a lambda nobody else holds
+                .register(registry);
     }
 
     /** Stops listening to the JVM's collector notifications. */

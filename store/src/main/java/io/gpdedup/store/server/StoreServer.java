@@ -83,9 +83,10 @@ final class StoreServer {
         ConnectionLimits limits = config.connectionLimits();
         ConnectionLimiter limiter = ConnectionLimiter.forProcess(limits, refusals, metrics);
         AutoCollector collector = new AutoCollector(engine, config.gc(), metrics);
+        IdleRecompressor recompressor = new IdleRecompressor(engine, config.recompress(), metrics);
         ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator,
                 LoginThrottle.standard(limits.maxPendingLogins()), refusals, channels,
-                replication, collector);
+                replication, collector, recompressor);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(channelType)
@@ -118,6 +119,7 @@ final class StoreServer {
         ChannelFuture bound = bootstrap.bind(new InetSocketAddress(config.listenAddress(), config.port())).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             shutdown(boss, workers, executor);
+            recompressor.close();
             collector.close();
             throw new IOException("cannot listen on " + config.listenAddress() + ":" + config.port() + ": " + bound.cause().getMessage(), bound.cause());
         }
@@ -202,6 +204,7 @@ final class StoreServer {
                 Thread.currentThread().interrupt();
             } finally {
                 shutdown(boss, workers, context.executor);
+                context.recompressor.close();
                 context.collector.close();
             }
             return drained;

@@ -51,7 +51,8 @@ class ChunkIndexTest {
                 long[] loc = model.get(fp);
                 loc[0] = 1 + r.nextInt(1000);
                 loc[1] = r.nextInt(1 << 20);
-                assertTrue(index.relocate(fp, (int) loc[0], loc[1]));
+                loc[2] = 1 + r.nextInt(1 << 16);
+                assertTrue(index.relocate(fp, (int) loc[0], loc[1], (int) loc[2]));
             }
         }
         assertEquals(model.size(), index.size());

@@ -89,6 +89,19 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void recompressionRunsAtLevelNineHalfAMinuteAfterBackupsUnlessTheFileSaysOtherwise() {
+        String units = "units: {u: {users: {a: '" + HASH + "'}}}\n";
+        assertEquals(RecompressSettings.DEFAULT, ConfigLoader.parse(units, "t.yaml", BASE).recompress());
+        assertEquals(new RecompressSettings(0, java.time.Duration.ofSeconds(5), 3), ConfigLoader.parse(
+                "recompress-level: 0\nrecompress-after-idle-seconds: 5\nrecompress-threads: 3\n" + units, "t.yaml", BASE).recompress());
+        ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
+                () -> ConfigLoader.parse("recompress-level: 20\n" + units, "t.yaml", BASE));
+        assertTrue(e.getMessage().contains("recompress-level must be 1..19 (0 = off)"), e.getMessage());
+        e = assertThrows(ConfigLoader.ConfigException.class, () -> ConfigLoader.parse("recompress-threads: 0\n" + units, "t.yaml", BASE));
+        assertTrue(e.getMessage().contains("recompress-threads must be 1..256"), e.getMessage());
+    }
+
+    @Test
     void verifyOnPutIsSampledUnlessTheFileSaysOtherwise() {
         String units = "units: {u: {users: {a: '" + HASH + "'}}}\n";
         assertEquals(PutVerification.SAMPLE, ConfigLoader.parse(units, "t.yaml", BASE).verifyOnPut());

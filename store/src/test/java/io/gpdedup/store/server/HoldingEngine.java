@@ -6,6 +6,7 @@ import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.engine.BackupLease;
+import io.gpdedup.store.engine.Recompression;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.report.GcReport;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
 
 /**
  * A real engine whose commits do not become durable until the test says so: the commit call
@@ -104,6 +106,16 @@ final class HoldingEngine implements StoreEngine {
             @Override
             public GcReport collectGarbage() {
                 return u.collectGarbage();
+            }
+
+            @Override
+            public Recompression recompressNext(int zstdLevel, BooleanSupplier keepGoing) {
+                return u.recompressNext(zstdLevel, keepGoing);
+            }
+
+            @Override
+            public int recompressionPending() {
+                return u.recompressionPending();
             }
 
             @Override

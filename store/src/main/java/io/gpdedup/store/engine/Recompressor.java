@@ -1,0 +1,171 @@
+package io.gpdedup.store.engine;
+
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.codec.ChunkCodec;
+import io.gpdedup.store.codec.Codec;
+import io.gpdedup.store.codec.EncodedChunk;
+import io.gpdedup.store.container.ChunkRecord;
+import io.gpdedup.store.container.Container;
+import io.gpdedup.store.container.CorruptRecordException;
+import io.gpdedup.store.index.ChunkIndex;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Re-encodes one sealed container's chunks with zstd at a higher level than backups use, the way
+ * appliances compress harder once the backup window is over: a backup spends as little CPU per
+ * byte as it can, and the store wins back the bytes while it is idle. Every record is decoded and
+ * checked against its fingerprint first, so a damaged one is never re-encoded into a good-looking
+ * copy; the container is then left as it is for verify to report.
+ *
+ * <p>The CPU-heavy part runs without the unit's write lock, stopping as soon as a backup begins;
+ * the swap takes the lock and does what garbage collection's rewrite does: copies fsynced before
+ * the index points at them (with their new lengths), the old container deleted last, the saved
+ * index dropped first. A chunk moved or removed by a collection meanwhile is left out of the copy;
+ * the container goes only once no index entry points into it.
+ */
+final class Recompressor {
+    /** A rewrite must save at least 1/this of the container's record bytes. */
+    private static final int MIN_SAVING_DIVISOR = 50;
+    /** Free space a rewrite leaves beyond its copy (as for a collection's rewrite). */
+    private static final long ROOM_MARGIN = 1L << 20;
+
+    /** A record of the container as the index listed it, and its re-encoded form (the same record when it did not shrink). */
+    private record Planned(Fingerprint fingerprint, long offset, int oldLength, ChunkRecord record) {
+    }
+
+    private final DiskStorageUnit unit;
+    private final ReentrantLock writeLock;
+    private final ChunkCodec codec;
+    private final BooleanSupplier keepGoing;
+
+    /** {@code writeLock}: the unit's, taken for the swap only. */
+    Recompressor(DiskStorageUnit unit, ReentrantLock writeLock, int zstdLevel, BooleanSupplier keepGoing) {
+        this.unit = unit;
+        this.writeLock = writeLock;
+        this.codec = ChunkCodec.of(Codec.ZSTD, zstdLevel);
+        this.keepGoing = keepGoing;
+    }
+
+    /**
+     * Re-encodes container {@code id}, whose records the index listed (locations and fingerprints,
+     * in the same order) under the write lock; called without it.
+     */
+    Recompression run(int id, List<ChunkIndex.Location> locations, List<Fingerprint> fingerprints) throws IOException {
+        long listed = 0;
+        for (ChunkIndex.Location loc : locations) {
+            listed += loc.length();
+        }
+        if (!hasRoomFor(listed)) {
+            return Recompression.of(Recompression.Outcome.NO_ROOM, id); // before the work: the copy is at most this big
+        }
+        List<Planned> plan = new ArrayList<>(locations.size());
+        long before = 0;
+        long after = 0;
+        for (int i = 0; i < locations.size(); i++) {
+            if (!keepGoing.getAsBoolean()) {
+                return Recompression.of(Recompression.Outcome.PAUSED, id);
+            }
+            ChunkIndex.Location loc = locations.get(i);
+            Fingerprint fp = fingerprints.get(i);
+            byte[] bytes;
+            try {
+                bytes = unit.containers().read(id, loc.offset(), loc.length());
+            } catch (ContainerStore.GoneException e) {
+                return Recompression.of(Recompression.Outcome.ALREADY_SMALL, id); // collected meanwhile: nothing left to shrink
+            }
+            ChunkRecord old;
+            byte[] raw;
+            try {
+                old = ChunkRecord.decode(bytes);
+                if (!old.fingerprint().equals(fp)) {
+                    return Recompression.of(Recompression.Outcome.DAMAGED, id);
+                }
+                raw = ChunkDecoder.decodeAndCheck(fp, Codec.ofId(old.codecId()), old.rawLength(), old.payload());
+            } catch (CorruptRecordException | StoreException | IllegalArgumentException e) {
+                return Recompression.of(Recompression.Outcome.DAMAGED, id);
+            }
+            EncodedChunk enc = codec.encode(raw, 0, raw.length);
+            ChunkRecord rec = enc.payload().length < old.payload().length
+                    ? new ChunkRecord(fp, enc.codec().id(), raw.length, enc.payload())
+                    : old;
+            plan.add(new Planned(fp, loc.offset(), loc.length(), rec));
+            before += loc.length();
+            after += rec.encodedLength();
+        }
+        if (before - after < before / MIN_SAVING_DIVISOR || plan.isEmpty()) {
+            return new Recompression(Recompression.Outcome.ALREADY_SMALL, id, before, before);
+        }
+        writeLock.lock();
+        try {
+            return swap(id, plan, after);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    private boolean hasRoomFor(long records) throws IOException {
+        return unit.containers().usableSpace() >= records + Container.HEADER_BYTES + ROOM_MARGIN;
+    }
+
+    private Recompression swap(int id, List<Planned> plan, long after) throws IOException {
+        ContainerStore containers = unit.containers();
+        ChunkIndex index = unit.index();
+        if (!keepGoing.getAsBoolean()) {
+            return Recompression.of(Recompression.Outcome.PAUSED, id);
+        }
+        if (containers.all().stream().noneMatch(c -> c.id() == id)) {
+            return Recompression.of(Recompression.Outcome.ALREADY_SMALL, id);
+        }
+        if (!hasRoomFor(after)) {
+            return Recompression.of(Recompression.Outcome.NO_ROOM, id);
+        }
+        plan.sort(Comparator.comparingLong(Planned::offset));
+        unit.dropIndexSnapshot();
+        Container out = containers.createForCopies();
+        List<long[]> placed = new ArrayList<>(plan.size());
+        List<Planned> kept = new ArrayList<>(plan.size());
+        try {
+            for (Planned p : plan) {
+                ChunkIndex.Location now = index.lookup(p.fingerprint());
+                if (now == null || now.container() != id || now.offset() != p.offset()) {
+                    continue; // moved or removed by a collection since the records were read
+                }
+                placed.add(new long[] {out.append(p.record().encode())});
+                kept.add(p);
+            }
+            if (kept.isEmpty()) {
+                containers.remove(List.of(out.id()));
+                return Recompression.of(Recompression.Outcome.ALREADY_SMALL, id);
+            }
+            containers.syncCopies(List.of(out));
+        } catch (IOException | RuntimeException e) {
+            containers.remove(List.of(out.id()));
+            throw e;
+        }
+        long written = 0;
+        for (int i = 0; i < kept.size(); i++) {
+            Planned p = kept.get(i);
+            index.relocate(p.fingerprint(), out.id(), placed.get(i)[0], p.record().encodedLength());
+            written += p.record().encodedLength();
+        }
+        long[] left = new long[1];
+        index.forEach((slot, container, offset, length) -> {
+            if (container == id) {
+                left[0]++;
+            }
+        });
+        if (left[0] == 0) {
+            containers.remove(List.of(id));
+        }
+        long beforeKept = 0;
+        for (Planned p : kept) {
+            beforeKept += p.oldLength();
+        }
+        return new Recompression(Recompression.Outcome.REWRITTEN, id, beforeKept, written);
+    }
+}
