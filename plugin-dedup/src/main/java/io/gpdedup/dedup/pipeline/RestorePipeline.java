@@ -137,7 +137,10 @@ public final class RestorePipeline {
                     Fetch fetched = fetch(pieces.subList(next, end), lease);
                     if (streamHash != null) {
                         hashed = hashed.thenCombineAsync(fetched.chunks, (v, raw) -> {
-                            forEachRun(fetched.pieces, (off, len) -> streamHash.update(raw, off, len));
+                            for (int i = 0; i < raw.length; i++) {
+                                Piece p = fetched.pieces.get(i);
+                                streamHash.update(raw[i], p.from(), p.to() - p.from());
+                            }
                             return null;
                         }, settings.workers());
                         inFlight.add(fetched.hashedBy(hashed));
@@ -148,8 +151,11 @@ public final class RestorePipeline {
                 }
                 Fetch f = inFlight.poll();
                 try {
-                    byte[] raw = f.chunks.get();
-                    forEachRun(f.pieces, (off, len) -> out.write(raw, off, len));
+                    byte[][] raw = f.chunks.get();
+                    for (int i = 0; i < raw.length; i++) {
+                        Piece p = f.pieces.get(i);
+                        out.write(raw[i], p.from(), p.to() - p.from());
+                    }
                 } finally {
                     // A batch is counted until it is written and hashed, or has failed.
                     f.release();
@@ -170,34 +176,8 @@ public final class RestorePipeline {
         }
     }
 
-    /**
-     * Calls {@code action} with each run of bytes to write from a decoded batch, in order: pieces that follow each
-     * other in the batch (whole chunks, as a full restore has) make one run, so a batch goes to stdout in one write.
-     */
-    private static <E extends Exception> void forEachRun(List<Piece> pieces, RunAction<E> action) throws E {
-        int chunkStart = 0;
-        int runStart = 0;
-        int runEnd = 0;
-        for (Piece p : pieces) {
-            int from = chunkStart + p.from();
-            if (from != runEnd) {
-                if (runEnd > runStart) {
-                    action.accept(runStart, runEnd - runStart);
-                }
-                runStart = from;
-            }
-            runEnd = chunkStart + p.to();
-            chunkStart += p.chunk().length();
-        }
-        action.accept(runStart, runEnd - runStart);
-    }
-
-    private interface RunAction<E extends Exception> {
-        void accept(int offset, int length) throws E;
-    }
-
-    /** One batch on its way: {@code arriving} from the store, then {@code chunks} decoded and checked, side by side in one array. */
-    private record Fetch(List<Piece> pieces, CompletableFuture<?> arriving, CompletableFuture<byte[]> chunks, MemoryBudget.Lease lease,
+    /** One batch on its way: {@code arriving} from the store, then {@code chunks} decoded and checked. */
+    private record Fetch(List<Piece> pieces, CompletableFuture<?> arriving, CompletableFuture<byte[][]> chunks, MemoryBudget.Lease lease,
             CompletableFuture<Void> hashed) {
         Fetch hashedBy(CompletableFuture<Void> h) {
             return new Fetch(pieces, arriving, chunks, lease, h);
@@ -215,44 +195,33 @@ public final class RestorePipeline {
             fps[i] = pieces.get(i).chunk().fingerprint();
         }
         CompletableFuture<List<StoredChunk>> arriving = client.chunks(fps);
-        CompletableFuture<byte[]> decoded = arriving.thenApplyAsync(stored -> verify(pieces, stored), settings.workers());
+        CompletableFuture<byte[][]> decoded = arriving.thenApplyAsync(stored -> verify(pieces, stored), settings.workers());
         return new Fetch(pieces, arriving, decoded, lease, CompletableFuture.completedFuture(null));
     }
 
-    /**
-     * The batch's chunks decoded side by side into one array (one allocation per batch, not per chunk, and one
-     * write to stdout), each checked against its fingerprint.
-     */
-    private static byte[] verify(List<Piece> pieces, List<StoredChunk> stored) {
+    private static byte[][] verify(List<Piece> pieces, List<StoredChunk> stored) {
         if (stored.size() != pieces.size()) {
             throw new PluginException("store returned " + stored.size() + " chunks for " + pieces.size() + " asked");
         }
-        long total = 0;
-        for (int i = 0; i < pieces.size(); i++) {
+        MessageDigest md = Fingerprint.newDigest();
+        byte[][] raw = new byte[pieces.size()][];
+        for (int i = 0; i < raw.length; i++) {
             ChunkRef ref = pieces.get(i).chunk();
             StoredChunk s = stored.get(i);
             if (s.rawLength() != ref.length()) {
                 throw new PluginException("chunk " + ref.fingerprint() + " has " + s.rawLength() + " bytes in the store, the recipe says " + ref.length());
             }
-            total += ref.length();
-        }
-        // A batch's chunks fit its capacity (or it is one chunk), so the sum is an int.
-        byte[] raw = new byte[Math.toIntExact(total)];
-        MessageDigest md = Fingerprint.newDigest();
-        int offset = 0;
-        for (int i = 0; i < pieces.size(); i++) {
-            ChunkRef ref = pieces.get(i).chunk();
-            StoredChunk s = stored.get(i);
+            byte[] bytes;
             try {
-                ChunkCodec.decodeInto(s.codec(), s.rawLength(), s.payload(), s.payload().length, raw, offset);
+                bytes = ChunkCodec.decode(s.codec(), s.rawLength(), s.payload());
             } catch (CorruptChunkException e) {
                 throw new PluginException("chunk " + ref.fingerprint() + " is damaged in the store (" + e.getMessage() + "): restore stopped");
             }
-            md.update(raw, offset, ref.length());
+            md.update(bytes);
             if (!MessageDigest.isEqual(md.digest(), ref.fingerprint().toBytes())) {
                 throw new PluginException("chunk " + ref.fingerprint() + " is damaged in the store (its SHA-256 does not match): restore stopped");
             }
-            offset += ref.length();
+            raw[i] = bytes;
         }
         return raw;
     }

@@ -93,43 +93,36 @@ public final class ChunkCodec {
 
     /** The raw chunk; throws {@link CorruptChunkException} unless the payload decodes to exactly {@code rawLength} bytes. */
     public static byte[] decode(Codec codec, int rawLength, byte[] payload, int payloadLength) {
-        if (codec == Codec.NONE && payloadLength == rawLength && payload.length == rawLength) {
-            return payload;
-        }
-        byte[] out = new byte[rawLength];
-        decodeInto(codec, rawLength, payload, payloadLength, out, 0);
-        return out;
-    }
-
-    /**
-     * Decodes the raw chunk into {@code out} at {@code offset} (which must have room for {@code rawLength} bytes), so
-     * that a caller decoding many chunks can put them side by side in one array; throws {@link CorruptChunkException}
-     * unless the payload decodes to exactly {@code rawLength} bytes.
-     */
-    public static void decodeInto(Codec codec, int rawLength, byte[] payload, int payloadLength, byte[] out, int offset) {
-        int n;
         switch (codec) {
             case NONE: {
                 if (payloadLength != rawLength) {
                     throw new CorruptChunkException("uncompressed chunk has " + payloadLength + " bytes, not " + rawLength);
                 }
-                System.arraycopy(payload, 0, out, offset, rawLength);
-                return;
+                if (payload.length == rawLength) {
+                    return payload;
+                }
+                byte[] out = new byte[rawLength];
+                System.arraycopy(payload, 0, out, 0, rawLength);
+                return out;
             }
             case LZ4: {
+                byte[] out = new byte[rawLength];
+                int n;
                 try {
-                    n = Lz4.DECODER.decompress(payload, 0, payloadLength, out, offset, rawLength);
+                    n = Lz4.DECODER.decompress(payload, 0, payloadLength, out, 0, rawLength);
                 } catch (LZ4Exception e) {
                     throw new CorruptChunkException("LZ4 chunk does not decode to " + rawLength + " bytes: " + e.getMessage());
                 }
                 if (n != rawLength) {
                     throw new CorruptChunkException("LZ4 chunk decodes to " + n + " bytes, not " + rawLength);
                 }
-                return;
+                return out;
             }
             case ZSTD: {
+                byte[] out = new byte[rawLength];
+                int n;
                 try {
-                    n = ZSTD_DECODER.get().decompressByteArray(out, offset, rawLength, payload, 0, payloadLength);
+                    n = ZSTD_DECODER.get().decompressByteArray(out, 0, rawLength, payload, 0, payloadLength);
                 } catch (RuntimeException e) {
                     ZSTD_DECODER.remove(); // a fresh context for the next chunk, whatever state this one was left in
                     throw new CorruptChunkException("zstd chunk does not decode to " + rawLength + " bytes: " + e.getMessage());
@@ -137,7 +130,7 @@ public final class ChunkCodec {
                 if (n != rawLength) {
                     throw new CorruptChunkException("zstd chunk decodes to " + n + " bytes, not " + rawLength);
                 }
-                return;
+                return out;
             }
             default:
                 throw new CorruptChunkException("unknown codec " + codec);

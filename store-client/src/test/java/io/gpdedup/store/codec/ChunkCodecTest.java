@@ -53,33 +53,4 @@ class ChunkCodecTest {
         byte[] truncated = java.util.Arrays.copyOf(bad, bad.length / 2);
         assertThrows(CorruptChunkException.class, () -> ChunkCodec.decode(codec, raw.length, truncated));
     }
-
-    @ParameterizedTest
-    @EnumSource(Codec.class)
-    void chunksDecodeSideBySideIntoOneArray(Codec codec) {
-        byte[] a = text(70_000);
-        byte[] b = new byte[30_000];
-        new Random(7).nextBytes(b);
-        ChunkCodec c = ChunkCodec.of(codec, 3);
-        EncodedChunk ea = c.encode(a, 0, a.length);
-        EncodedChunk eb = c.encode(b, 0, b.length);
-        byte[] out = new byte[1 + a.length + b.length + 1];
-        java.util.Arrays.fill(out, (byte) 0x5a);
-        ChunkCodec.decodeInto(ea.codec(), a.length, ea.payload(), ea.length(), out, 1);
-        ChunkCodec.decodeInto(eb.codec(), b.length, eb.payload(), eb.length(), out, 1 + a.length);
-        assertEquals(0x5a, out[0]);
-        assertEquals(0x5a, out[out.length - 1]);
-        assertArrayEquals(a, java.util.Arrays.copyOfRange(out, 1, 1 + a.length));
-        assertArrayEquals(b, java.util.Arrays.copyOfRange(out, 1 + a.length, 1 + a.length + b.length));
-    }
-
-    @ParameterizedTest
-    @EnumSource(value = Codec.class, names = {"ZSTD", "LZ4"})
-    void aPayloadDecodingShortOrLongIsRejectedInPlace(Codec codec) {
-        byte[] raw = text(50_000);
-        EncodedChunk e = ChunkCodec.of(codec, 3).encode(raw, 0, raw.length);
-        byte[] out = new byte[2 * raw.length];
-        assertThrows(CorruptChunkException.class, () -> ChunkCodec.decodeInto(codec, raw.length + 1, e.payload(), e.length(), out, 0));
-        assertThrows(CorruptChunkException.class, () -> ChunkCodec.decodeInto(codec, raw.length - 1, e.payload(), e.length(), out, 0));
-    }
 }
