@@ -26,7 +26,8 @@ import java.util.function.BooleanSupplier;
  * the swap takes the lock and does what garbage collection's rewrite does: copies fsynced before
  * the index points at them (with their new lengths), the old container deleted last, the saved
  * index dropped first. A chunk moved or removed by a collection meanwhile is left out of the copy;
- * the container goes only once no index entry points into it.
+ * the container goes only once no index entry points into it. A step holds one container's
+ * re-encoded records in memory (at most a container's size, 64 MiB by default).
  */
 final class Recompressor {
     /** A rewrite must save at least 1/this of the container's record bytes. */
@@ -125,22 +126,22 @@ final class Recompressor {
             return Recompression.of(Recompression.Outcome.NO_ROOM, id);
         }
         plan.sort(Comparator.comparingLong(Planned::offset));
+        List<Planned> kept = new ArrayList<>(plan.size());
+        for (Planned p : plan) {
+            ChunkIndex.Location now = index.lookup(p.fingerprint());
+            if (now != null && now.container() == id && now.offset() == p.offset()) {
+                kept.add(p); // the others were moved or removed by a collection since the records were read
+            }
+        }
+        if (kept.isEmpty()) {
+            return Recompression.of(Recompression.Outcome.ALREADY_SMALL, id);
+        }
         unit.dropIndexSnapshot();
         Container out = containers.createForCopies();
-        List<long[]> placed = new ArrayList<>(plan.size());
-        List<Planned> kept = new ArrayList<>(plan.size());
+        long[] placed = new long[kept.size()];
         try {
-            for (Planned p : plan) {
-                ChunkIndex.Location now = index.lookup(p.fingerprint());
-                if (now == null || now.container() != id || now.offset() != p.offset()) {
-                    continue; // moved or removed by a collection since the records were read
-                }
-                placed.add(new long[] {out.append(p.record().encode())});
-                kept.add(p);
-            }
-            if (kept.isEmpty()) {
-                containers.remove(List.of(out.id()));
-                return Recompression.of(Recompression.Outcome.ALREADY_SMALL, id);
+            for (int i = 0; i < kept.size(); i++) {
+                placed[i] = out.append(kept.get(i).record().encode());
             }
             containers.syncCopies(List.of(out));
         } catch (IOException | RuntimeException e) {
@@ -150,7 +151,7 @@ final class Recompressor {
         long written = 0;
         for (int i = 0; i < kept.size(); i++) {
             Planned p = kept.get(i);
-            index.relocate(p.fingerprint(), out.id(), placed.get(i)[0], p.record().encodedLength());
+            index.relocate(p.fingerprint(), out.id(), placed[i], p.record().encodedLength());
             written += p.record().encodedLength();
         }
         long[] left = new long[1];
@@ -159,6 +160,8 @@ final class Recompressor {
                 left[0]++;
             }
         });
+        // The container was sealed before its records were listed, so every entry in it was listed;
+        // should one not have been, the container stays rather than lose it.
         if (left[0] == 0) {
             containers.remove(List.of(id));
         }
