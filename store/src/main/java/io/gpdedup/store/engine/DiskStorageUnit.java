@@ -8,6 +8,7 @@ import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.container.CapacityExceededException;
 import io.gpdedup.store.container.ChunkRecord;
+import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.CorruptRecordException;
 import io.gpdedup.store.container.DiskFullException;
 import io.gpdedup.store.index.ChunkIndex;
@@ -50,6 +51,8 @@ import java.util.logging.Logger;
 final class DiskStorageUnit implements StorageUnit {
     private static final Logger LOG = Logger.getLogger(DiskStorageUnit.class.getName());
     private static final int READ_ATTEMPTS = 8;
+    /** Free space a rewrite leaves beyond its copies, for the directory entries and fsyncs around it. */
+    private static final long COPY_ROOM_MARGIN = 1L << 20;
 
     private final String name;
     private final EngineSettings settings;
@@ -521,6 +524,16 @@ final class DiskStorageUnit implements StorageUnit {
     void saveIndexSnapshot() {
         containers.saveIndex(index, name);
         indexDropped = false;
+    }
+
+    /**
+     * Whether the containers' disk has room for {@code copies} bytes of records copied into new
+     * containers (by garbage collection or recompression), their headers, and a margin for the
+     * directory entries and fsyncs around them.
+     */
+    boolean hasRoomForCopies(long copies) throws IOException {
+        long headers = Container.HEADER_BYTES * (2 + copies / settings.containerSizeBytes());
+        return containers.usableSpace() >= copies + headers + COPY_ROOM_MARGIN;
     }
 
     /** Called by garbage collection and recompression before they move or delete any record: the saved index would go stale. */

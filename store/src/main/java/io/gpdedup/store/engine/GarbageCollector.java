@@ -33,8 +33,6 @@ import java.util.logging.Logger;
  */
 final class GarbageCollector {
     private static final Logger LOG = Logger.getLogger(GarbageCollector.class.getName());
-    /** Free space a rewrite leaves beyond its copies, for the directory entries and fsyncs around it. */
-    private static final long ROOM_MARGIN = 1L << 20;
 
     /** A record of a container being collected; taken before the index changes, since removals move slots. */
     private record Entry(Fingerprint fingerprint, long offset, int length, boolean live) {
@@ -122,10 +120,10 @@ final class GarbageCollector {
             if (!batch.isEmpty() && batchBytes + copies > unit.settings().containerSizeBytes()) {
                 finishBatch();
             }
-            if (!hasRoomFor(copies) && !batch.isEmpty()) {
+            if (!unit.hasRoomForCopies(copies) && !batch.isEmpty()) {
                 finishBatch(); // deleting the batch's containers frees what this copy needs
             }
-            if (!hasRoomFor(copies)) {
+            if (!unit.hasRoomForCopies(copies)) {
                 skipped++;
                 continue;
             }
@@ -141,10 +139,6 @@ final class GarbageCollector {
         return new GcReport(chunksBefore, removed, reclaimed, swept);
     }
 
-    private boolean hasRoomFor(long copies) throws IOException {
-        long headers = Container.HEADER_BYTES * (2 + copies / unit.settings().containerSizeBytes());
-        return unit.containers().usableSpace() >= copies + headers + ROOM_MARGIN;
-    }
 
     /** Copies the live records of {@code c} into the output containers; the index moves at {@link #finishBatch()}. */
     private void copyLive(ContainerStore.Info c) throws IOException {

@@ -61,11 +61,10 @@ final class Recompressor {
         for (ChunkIndex.Location loc : locations) {
             listed += loc.length();
         }
-        if (!hasRoomFor(listed)) {
+        if (!unit.hasRoomForCopies(listed)) {
             return Recompression.of(Recompression.Outcome.NO_ROOM, id); // before the work: the copy is at most this big
         }
         List<Planned> plan = new ArrayList<>(locations.size());
-        long before = 0;
         long after = 0;
         for (int i = 0; i < locations.size(); i++) {
             if (!keepGoing.getAsBoolean()) {
@@ -95,11 +94,10 @@ final class Recompressor {
                     ? new ChunkRecord(fp, enc.codec().id(), raw.length, enc.payload())
                     : old;
             plan.add(new Planned(fp, loc.offset(), loc.length(), rec));
-            before += loc.length();
             after += rec.encodedLength();
         }
-        if (before - after < before / MIN_SAVING_DIVISOR || plan.isEmpty()) {
-            return new Recompression(Recompression.Outcome.ALREADY_SMALL, id, before, before);
+        if (listed - after < listed / MIN_SAVING_DIVISOR || plan.isEmpty()) {
+            return new Recompression(Recompression.Outcome.ALREADY_SMALL, id, listed, listed);
         }
         writeLock.lock();
         try {
@@ -109,9 +107,6 @@ final class Recompressor {
         }
     }
 
-    private boolean hasRoomFor(long records) throws IOException {
-        return unit.containers().usableSpace() >= records + Container.HEADER_BYTES + ROOM_MARGIN;
-    }
 
     private Recompression swap(int id, List<Planned> plan, long after) throws IOException {
         ContainerStore containers = unit.containers();
@@ -122,7 +117,7 @@ final class Recompressor {
         if (containers.all().stream().noneMatch(c -> c.id() == id)) {
             return Recompression.of(Recompression.Outcome.ALREADY_SMALL, id);
         }
-        if (!hasRoomFor(after)) {
+        if (!unit.hasRoomForCopies(after)) {
             return Recompression.of(Recompression.Outcome.NO_ROOM, id);
         }
         plan.sort(Comparator.comparingLong(Planned::offset));

@@ -93,9 +93,7 @@ public final class ChunkIndex {
 
     /** Adds a chunk; returns false (and changes nothing) if the fingerprint is already indexed. */
     public boolean insert(Fingerprint fp, int container, long offset, int length) {
-        if (container <= 0 || offset < 0 || offset > 0xffffffffL || length <= 0) {
-            throw new IllegalArgumentException("bad location " + container + "/" + offset + "/" + length);
-        }
+        checkLocation(container, offset, length);
         long[] k = words(fp);
         lock.writeLock().lock();
         try {
@@ -117,9 +115,7 @@ public final class ChunkIndex {
      * re-encoded by recompression is shorter); returns false if it is not indexed.
      */
     public boolean relocate(Fingerprint fp, int container, long offset, int length) {
-        if (container <= 0 || offset < 0 || offset > 0xffffffffL || length <= 0) {
-            throw new IllegalArgumentException("bad location " + container + "/" + offset + "/" + length);
-        }
+        checkLocation(container, offset, length);
         long[] k = words(fp);
         lock.writeLock().lock();
         try {
@@ -134,6 +130,12 @@ public final class ChunkIndex {
             return true;
         } finally {
             lock.writeLock().unlock();
+        }
+    }
+
+    private static void checkLocation(int container, long offset, int length) {
+        if (container <= 0 || offset < 0 || offset > 0xffffffffL || length <= 0) {
+            throw new IllegalArgumentException("bad location " + container + "/" + offset + "/" + length);
         }
     }
 
