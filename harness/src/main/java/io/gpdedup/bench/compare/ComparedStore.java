@@ -27,6 +27,7 @@ final class ComparedStore implements AutoCloseable {
     private final Process process;
     private final int port;
     private final Path log;
+    private String metricsUrl; // found in the log on first use
     private static final Pattern METRICS = Pattern.compile("metrics on (http://\\S+/metrics)");
     private static final Pattern RECOMPRESSION_PENDING = Pattern.compile("^gpdedup_store_recompression_pending_containers (\\S+)$");
     /** Quiet time before the store recompresses, in the config {@link #writeConfig} writes. */
@@ -134,11 +135,14 @@ final class ComparedStore implements AutoCloseable {
 
     /** The lines of the store's metrics endpoint; empty when it has none. */
     private List<String> metrics() throws IOException {
-        Matcher m = METRICS.matcher(readQuietly(log));
-        String url = null;
-        while (m.find()) {
-            url = m.group(1);
+        if (metricsUrl == null) {
+            // Logged once at start: the log is read until the line is found, not at every poll.
+            Matcher m = METRICS.matcher(readQuietly(log));
+            while (m.find()) {
+                metricsUrl = m.group(1);
+            }
         }
+        String url = metricsUrl;
         if (url == null) {
             return List.of();
         }

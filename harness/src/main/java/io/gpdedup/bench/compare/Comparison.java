@@ -62,15 +62,11 @@ final class Comparison {
                         if (step.isBackup()) {
                             StepResult r = tool.backup(stream, step.snapshot());
                             long written = tool.repositoryBytes();
-                            long after = written;
-                            long physicalAfter = physical(tool);
-                            Observation.Settled settled = null;
                             BackupTool.Quiet quiet = tool.awaitQuiet();
-                            if (quiet != null) {
-                                after = tool.repositoryBytes();
-                                physicalAfter = physical(tool);
-                                settled = new Observation.Settled(after - repo[t], quiet.cpuNanos(), quiet.wallNanos());
-                            }
+                            long after = quiet == null ? written : tool.repositoryBytes();
+                            long physicalAfter = physical(tool);
+                            Observation.Settled settled = quiet == null ? null
+                                    : new Observation.Settled(after - repo[t], quiet.cpuNanos(), quiet.wallNanos());
                             o = new Observation(round, tool.name(), step, stream.length(), r, written - repo[t],
                                     physicalAfter < 0 ? -1 : physicalAfter - physical[t], settled, null);
                             repo[t] = after;
