@@ -59,7 +59,7 @@ class ApplianceServerTest {
                         assertTrue(m);
                     }
                     s.put(uploads).join();
-                    s.commit("t/backups/20250101/20250101000000/f", new Recipe(refs, total, new byte[32])).join();
+                    s.commit("t/backups/20250101/20250101000000/f", new Recipe(refs, total, Fingerprint.parse("5a".repeat(32)).toBytes())).join();
                 }
                 List<StoredChunk> back = client.chunks(fps).join();
                 for (int i = 0; i < chunks.length; i++) {

@@ -76,7 +76,7 @@ class ThrottledLeaseTest {
         lease.missing(new Fingerprint[] {fp(1), fp(2)});
         lease.put(fp(1), Codec.NONE, 1000, new byte[1000]);
         long t0 = clock.now;
-        lease.commit("o", new Recipe(List.of(new ChunkRef(fp(1), 1000), new ChunkRef(fp(2), 50_000)), 51_000, new byte[32]));
+        lease.commit("o", new Recipe(List.of(new ChunkRef(fp(1), 1000), new ChunkRef(fp(2), 50_000)), 51_000, fp(3).toBytes()));
         double expected = 50_000 * appliance.clientSecondsPerByte() + 50_000 / live(profile.lookupCapacityMBps())
                 + (profile.fileCloseLatency().toNanos() + profile.namespaceOpCost().toNanos() + profile.requestLatency().toNanos()) / 1e9;
         assertEquals(expected, clock.seconds(t0), 1e-6);
@@ -92,7 +92,7 @@ class ThrottledLeaseTest {
         double perByte = appliance.clientSecondsPerByte() + 1 / live(profile.lookupCapacityMBps());
         assertEquals(2 * 64 * 1024 * perByte, clock.seconds(t0), 1e-6, "two chunks of the default mean size");
         t0 = clock.now;
-        lease.commit("o", new Recipe(List.of(new ChunkRef(fp(1), 100_000), new ChunkRef(fp(2), 100_000)), 200_000, new byte[32]));
+        lease.commit("o", new Recipe(List.of(new ChunkRef(fp(1), 100_000), new ChunkRef(fp(2), 100_000)), 200_000, fp(3).toBytes()));
         double fixed = (profile.fileCloseLatency().toNanos() + profile.namespaceOpCost().toNanos() + profile.requestLatency().toNanos()) / 1e9;
         assertEquals((200_000 - 2 * 64 * 1024) * perByte + fixed, clock.seconds(t0), 1e-6, "the rest of the duplicates at commit");
         assertEquals(100_000, appliance.meanChunkBytes(), 1e-9, "the next estimate comes from what was committed");

@@ -19,11 +19,15 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * Turns one stdin stream into a recipe whose chunks the store holds. The calling thread only cuts
- * chunks; fingerprints, the stream's SHA-256 (chained batch after batch, so in order), lookups,
- * compression of missing chunks and uploads run behind it on the worker pool and the connection,
+ * chunks; fingerprints, lookups, compression of missing chunks and uploads run behind it on the
+ * worker pool and the connection,
  * with the memory of every batch reserved in {@link PipelineSettings#budget()} before it is filled. Duplicates cost a
  * fingerprint and a lookup, never compression or transfer. A batch keeps its chunks, and its memory,
  * until the store has them on disk: what a restarted store lost is sent again from there.
+ *
+ * <p>The recipe is proven by its chunk list SHA-256 and the chunks' fingerprints, so the stream is
+ * hashed once, chunk by chunk. Only a store before protocol version 5, which needs the stream's
+ * SHA-256 as well, costs a second pass (chained batch after batch on the workers, so in order).
  */
 public final class BackupPipeline {
     private final PipelineSettings settings;
@@ -43,7 +47,7 @@ public final class BackupPipeline {
      * is taken from {@code stream} before its first chunk is copied.
      */
     public Result store(InputStream in, BackupSession session, MemoryBudget.Stream stream) throws IOException {
-        MessageDigest streamHash = Fingerprint.newDigest();
+        MessageDigest streamHash = session.needsStreamSha256() ? Fingerprint.newDigest() : null;
         List<CompletableFuture<Batch>> batches = new ArrayList<>();
         CompletableFuture<Void> hashed = CompletableFuture.completedFuture(null);
         long total = 0;
@@ -81,7 +85,8 @@ public final class BackupPipeline {
                 newBytes += b.newBytes;
                 sent += b.sentBytes;
             }
-            return new Result(new Recipe(refs, total, streamHash.digest()).withChunkListSha256(), refs.size(), newChunks, newBytes, sent);
+            Recipe recipe = streamHash == null ? Recipe.ofChunks(refs, total) : new Recipe(refs, total, streamHash.digest()).withChunkListSha256();
+            return new Result(recipe, refs.size(), newChunks, newBytes, sent);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
@@ -104,7 +109,7 @@ public final class BackupPipeline {
                         missing -> CompletableFuture.supplyAsync(() -> b.markMissing(missing).encodeMissing(settings).uploads, settings.workers()))
                         .thenApply(v -> b));
         // The stream hash must see batches in order: chain each update after the previous one.
-        CompletableFuture<Void> hashed = previousHash.thenRunAsync(() -> {
+        CompletableFuture<Void> hashed = streamHash == null ? previousHash : previousHash.thenRunAsync(() -> {
             for (byte[] c : batch.chunks) {
                 streamHash.update(c);
             }

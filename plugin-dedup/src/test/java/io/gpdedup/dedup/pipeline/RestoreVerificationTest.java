@@ -3,6 +3,7 @@ package io.gpdedup.dedup.pipeline;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,12 +11,14 @@ import io.gpdedup.dedup.chunk.ChunkerParams;
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.client.BackupSession;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.codec.Codec;
+import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.store.server.StoreConfig;
 import io.gpdedup.store.server.StoreService;
@@ -104,6 +107,7 @@ class RestoreVerificationTest {
     void aBackupRecordsItsChunkListAndARestoreChecksIt() throws Exception {
         Recipe stored = backup();
         assertNotNull(stored.chunkListSha256(), "the store keeps and returns the digest the backup recorded");
+        assertNull(stored.streamSha256(), "the chunk list digest proves the stream: no second pass over it at backup");
         assertTrue(stored.chunks().size() > 10);
         assertArrayEquals(data, restore(stored));
 
@@ -120,9 +124,33 @@ class RestoreVerificationTest {
     }
 
     @Test
+    void aStoreBeforeVersionFiveGetsTheStreamHashAsWellAndNoRecipeWithoutOne() throws Exception {
+        try (VersionCappingRelay relay = VersionCappingRelay.start(store.address().getPort(), ProtocolVersions.V4);
+                StoreClient older = StoreClient.connect(ClientSettings.of("127.0.0.1", relay.port(), "u", "b", "pw"))) {
+            Recipe r;
+            try (MemoryBudget.Stream stream = settings.admitBackup(); BackupSession session = older.beginBackup()) {
+                assertTrue(session.needsStreamSha256());
+                r = new BackupPipeline(settings).store(new ByteArrayInputStream(data), session, stream).recipe();
+                session.commit("older", r).join();
+            }
+            assertArrayEquals(Fingerprint.newDigest().digest(data), r.streamSha256());
+            assertArrayEquals(r.streamSha256(), client.recipe("older").orElseThrow().streamSha256());
+            assertArrayEquals(data, restore(client.recipe("older").orElseThrow()));
+
+            Recipe unhashed = Recipe.ofChunks(r.chunks(), r.totalLength());
+            try (BackupSession session = older.beginBackup()) {
+                Throwable e = assertThrows(Exception.class, () -> session.commit("unhashed", unhashed).join());
+                Throwable cause = e.getCause() == null ? e : e.getCause();
+                assertTrue(cause.getMessage().contains("needs version 5: upgrade the store"), cause.getMessage());
+            }
+            assertTrue(client.recipe("unhashed").isEmpty(), "nothing became visible");
+        }
+    }
+
+    @Test
     void aRecipeWithoutTheDigestIsCheckedByItsStreamHash() throws Exception {
         Recipe stored = backup();
-        Recipe old = new Recipe(stored.chunks(), stored.totalLength(), stored.streamSha256());
+        Recipe old = new Recipe(stored.chunks(), stored.totalLength(), Fingerprint.newDigest().digest(data));
         assertArrayEquals(data, restore(old));
 
         Recipe damaged = new Recipe(swapped(old), old.totalLength(), old.streamSha256());

@@ -52,7 +52,7 @@ class RestoreWindowTest {
                 r.nextBytes(fp);
                 refs.add(new ChunkRef(Fingerprint.of(fp), 256 << 10));
             }
-            Recipe recipe = new Recipe(refs, 256L * (256 << 10), new byte[Fingerprint.LENGTH]);
+            Recipe recipe = Recipe.ofChunks(refs, 256L * (256 << 10));
             RestorePipeline restore = new RestorePipeline(settings, client);
             for (int round = 0; round < 3; round++) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -6,15 +6,29 @@ import java.util.List;
 
 /**
  * How to rebuild one stored object: its chunks in order, its total length, the SHA-256 of the
- * whole stream, and the SHA-256 of the chunk list ({@link #listSha256(List, long)}) when the
- * backup recorded one ({@code null} in recipes written before it was). With every chunk checked
+ * whole stream when the backup computed one, and the SHA-256 of the chunk list
+ * ({@link #listSha256(List, long)}) when the backup recorded one. With every chunk checked
  * against its fingerprint, a chunk list that matches its recorded digest proves the whole stream,
- * so a restore needs no second pass over the bytes; without it, the stream SHA-256 is checked.
+ * so a restore needs no second pass over the bytes, and a backup need not make one either: since
+ * protocol version 5 the plugin records the chunk list digest alone ({@code streamSha256} null).
+ * Recipes from before the chunk list digest ({@code chunkListSha256} null) have the stream SHA-256;
+ * every recipe has at least one of the two. A stream SHA-256 of zero bytes counts as none.
  */
 public record Recipe(List<ChunkRef> chunks, long totalLength, byte[] streamSha256, byte[] chunkListSha256) {
     public Recipe {
         chunks = List.copyOf(chunks);
-        streamSha256 = streamSha256.clone();
+        if (streamSha256 != null && streamSha256.length == Fingerprint.LENGTH) {
+            streamSha256 = streamSha256OfField(streamSha256); // zero bytes are "none" here too, as on disk and the wire
+        }
+        if (streamSha256 == null && chunkListSha256 == null) {
+            throw new IllegalArgumentException("a recipe needs a stream SHA-256 or a chunk list SHA-256");
+        }
+        if (streamSha256 != null) {
+            if (streamSha256.length != Fingerprint.LENGTH) {
+                throw new IllegalArgumentException("a stream SHA-256 is " + Fingerprint.LENGTH + " bytes, not " + streamSha256.length);
+            }
+            streamSha256 = streamSha256.clone();
+        }
         if (chunkListSha256 != null) {
             if (chunkListSha256.length != Fingerprint.LENGTH) {
                 throw new IllegalArgumentException("a chunk list SHA-256 is " + Fingerprint.LENGTH + " bytes, not " + chunkListSha256.length);
@@ -38,6 +52,43 @@ public record Recipe(List<ChunkRef> chunks, long totalLength, byte[] streamSha25
     /** The same recipe with its chunk list digest, as a backup records it. */
     public Recipe withChunkListSha256() {
         return new Recipe(chunks, totalLength, streamSha256, listSha256(chunks, totalLength));
+    }
+
+    /** A backup's recipe proven by its chunk list digest alone: no pass over the stream's bytes besides the chunks' own. */
+    public static Recipe ofChunks(List<ChunkRef> chunks, long totalLength) {
+        return new Recipe(chunks, totalLength, null, listSha256(chunks, totalLength));
+    }
+
+    /**
+     * The stream SHA-256 as a fixed 32-byte field (recipe file, COMMIT, RECIPE): all zero bytes when
+     * none was recorded, a value SHA-256 gives no stream in practice.
+     */
+    public static byte[] streamSha256Field(byte[] streamSha256) {
+        return streamSha256 == null ? new byte[Fingerprint.LENGTH] : streamSha256;
+    }
+
+    /** The stream SHA-256 a fixed field holds: null for all zero bytes (none recorded). */
+    public static byte[] streamSha256OfField(byte[] field) {
+        for (byte b : field) {
+            if (b != 0) {
+                return field;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether {@code other} rebuilds the same stream, as far as the two recipes tell without reading
+     * chunks: same length, and the same chunk list or the same recorded stream SHA-256.
+     */
+    public boolean sameStream(Recipe other) {
+        if (totalLength != other.totalLength) {
+            return false;
+        }
+        if (streamSha256 != null && other.streamSha256 != null && MessageDigest.isEqual(streamSha256, other.streamSha256)) {
+            return true;
+        }
+        return chunks.equals(other.chunks);
     }
 
     /**

@@ -10,7 +10,6 @@ import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
 import io.gpdedup.store.protocol.ChunkUpload;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -22,8 +21,8 @@ import java.util.concurrent.ExecutionException;
  * Copies the objects under one name prefix to a second store, as the appliances' replication
  * does: for each object the remote is asked which chunks it lacks, only those are read from the
  * source and sent, as stored (compressed; the remote verifies them as it verifies any upload),
- * and the recipe is committed. An object the remote already holds with the same content (length
- * and stream SHA-256) is left as it is, so a copy interrupted halfway resumes where it stopped;
+ * and the recipe is committed. An object the remote already holds with the same content
+ * ({@link Recipe#sameStream}) is left as it is, so a copy interrupted halfway resumes where it stopped;
  * one it holds with other content stops the copy.
  */
 public final class BackupCopier {
@@ -101,7 +100,7 @@ public final class BackupCopier {
             String target = targetPrefix + o.name().substring(sourcePrefix.length());
             Optional<Recipe> there = remote.recipe(target);
             if (there.isPresent()) {
-                if (sameContent(there.get(), recipe)) {
+                if (there.get().sameStream(recipe)) {
                     unchanged++;
                     continue;
                 }
@@ -139,9 +138,6 @@ public final class BackupCopier {
         return new Result(objects.size(), unchanged, chunks, sent, bytes);
     }
 
-    private static boolean sameContent(Recipe a, Recipe b) {
-        return a.totalLength() == b.totalLength() && Arrays.equals(a.streamSha256(), b.streamSha256());
-    }
 
     private static Fingerprint[] distinct(Recipe recipe) {
         Set<Fingerprint> seen = new LinkedHashSet<>();

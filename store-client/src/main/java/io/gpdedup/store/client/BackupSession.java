@@ -79,6 +79,17 @@ public final class BackupSession implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether a commit on this session needs the stream SHA-256 in its recipe: the store speaks a
+     * protocol version before 5, which records no recipe without one. From version 5 on the chunk
+     * list SHA-256 suffices ({@link Recipe#ofChunks}).
+     */
+    public boolean needsStreamSha256() {
+        synchronized (lock) {
+            return (lease == null ? client.protocolVersion() : lease.connection().version()) < ProtocolVersions.V5;
+        }
+    }
+
     /** Batches, commits and other steps done again on a new lease after the connection was lost. */
     public long triedAgain() {
         return triedAgain.sum();
@@ -240,7 +251,7 @@ public final class BackupSession implements AutoCloseable {
         }
     }
 
-    private static CompletableFuture<Void> commitOn(Lease l, String objectName, Recipe recipe) {
+    private CompletableFuture<Void> commitOn(Lease l, String objectName, Recipe recipe) {
         Connection c = l.connection();
         int commitFixed = FrameCodec.frameLength(Frame.of(0, new Request.Commit(l.id(), objectName, 0, NO_HASH, List.of(), NO_HASH)));
         int appendFixed = FrameCodec.frameLength(Frame.of(0, new Request.AppendRecipe(l.id(), List.of())));
@@ -254,6 +265,11 @@ public final class BackupSession implements AutoCloseable {
         while (refs.size() - from > perFrame) {
             sent.add(c.send(new Request.AppendRecipe(l.id(), refs.subList(from, from + perFrame)), ok("APPEND_RECIPE")));
             from += perFrame;
+        }
+        if (recipe.streamSha256() == null && c.version() < ProtocolVersions.V5) {
+            // Zero bytes would be taken for the stream's hash and fail every later verify and old restore.
+            throw new StoreClientException("gpdedup-store at " + client.address() + " speaks protocol version " + c.version()
+                    + ", which records no object without its stream SHA-256; " + objectName + " needs version 5: upgrade the store");
         }
         // A server before version 4 would refuse the digest as bytes after the body; it keeps the stream hash alone.
         byte[] listed = c.version() >= ProtocolVersions.V4 ? recipe.chunkListSha256() : null;

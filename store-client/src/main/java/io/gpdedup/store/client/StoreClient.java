@@ -191,7 +191,7 @@ public final class StoreClient implements AutoCloseable {
 
     private void requireVersion(int version, String what) {
         if (protocolVersion() < version) {
-            throw new StoreClientException("gpdedup-store at " + settings.host() + ":" + settings.port() + " speaks protocol version "
+            throw new StoreClientException("gpdedup-store at " + address() + " speaks protocol version "
                     + protocolVersion() + ", " + what + " needs version " + version + ": upgrade the store");
         }
     }
@@ -229,6 +229,11 @@ public final class StoreClient implements AutoCloseable {
     /** The protocol version agreed in the handshake. */
     int protocolVersion() {
         return connection.version();
+    }
+
+    /** The store's host:port, for messages. */
+    String address() {
+        return settings.host() + ":" + settings.port();
     }
 
     /** The server's max frame length: the largest request (and chunk upload batch) it accepts. */

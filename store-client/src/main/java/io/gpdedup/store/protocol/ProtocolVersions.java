@@ -12,8 +12,13 @@ public final class ProtocolVersions {
     public static final int V3 = 3;
     /** Adds the chunk list SHA-256 at the end of COMMIT and RECIPE, for restores that need no second pass over the stream. */
     public static final int V4 = 4;
+    /**
+     * Lets COMMIT carry no stream SHA-256 (zero bytes) when the chunk list SHA-256 proves the stream:
+     * a backup then makes no second pass over its bytes.
+     */
+    public static final int V5 = 5;
     /** What this build offers in HELLO and accepts from it. */
-    public static final List<Integer> SUPPORTED = List.of(V1, V2, V3, V4);
+    public static final List<Integer> SUPPORTED = List.of(V1, V2, V3, V4, V5);
 
     private ProtocolVersions() {
     }

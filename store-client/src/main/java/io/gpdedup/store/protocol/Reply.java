@@ -3,6 +3,7 @@ package io.gpdedup.store.protocol;
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.report.UnitStats;
@@ -151,10 +152,13 @@ public sealed interface Reply extends Message {
     /**
      * One part of a recipe; every part repeats the total length and stream hash, and from version 4
      * on the chunk list SHA-256 the backup recorded ({@code null} when there is none or before version 4).
+     * A recipe recorded without a stream SHA-256 has zero bytes there ({@code null} here), and goes
+     * only to clients of version 4 on, which check its chunk list SHA-256 instead.
      */
     record RecipePart(long totalLength, byte[] streamSha256, List<ChunkRef> refs, byte[] chunkListSha256) implements ListPart<ChunkRef> {
         public RecipePart {
-            if (streamSha256.length != Fingerprint.LENGTH || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
+            if (streamSha256 != null && streamSha256.length != Fingerprint.LENGTH
+                    || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
                 throw new IllegalArgumentException("a SHA-256 is " + Fingerprint.LENGTH + " bytes");
             }
             refs = List.copyOf(refs);
@@ -192,14 +196,14 @@ public sealed interface Reply extends Message {
         @Override
         public void writeBody(WireWriter out) {
             out.u64(totalLength);
-            out.bytes(streamSha256);
+            out.bytes(Recipe.streamSha256Field(streamSha256));
             out.refs(refs);
             out.optionalSha256(chunkListSha256);
         }
 
         static RecipePart read(WireReader in) {
             long total = in.u64("total length");
-            byte[] sha = in.bytes(Fingerprint.LENGTH, "stream SHA-256");
+            byte[] sha = Recipe.streamSha256OfField(in.bytes(Fingerprint.LENGTH, "stream SHA-256"));
             return new RecipePart(total, sha, in.refs(), in.optionalSha256("chunk list SHA-256"));
         }
     }

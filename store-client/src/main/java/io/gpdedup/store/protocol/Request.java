@@ -2,6 +2,7 @@ package io.gpdedup.store.protocol;
 
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -209,12 +210,14 @@ public sealed interface Request extends Message {
 
     /**
      * The last part of a recipe (earlier parts came in APPEND_RECIPE) and the commit itself; the
-     * chunk list SHA-256 is sent from version 4 on, {@code null} before.
+     * chunk list SHA-256 is sent from version 4 on, {@code null} before; from version 5 on the stream
+     * SHA-256 may be {@code null} (sent as zero bytes, {@link Recipe#streamSha256Field}).
      */
     record Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs, byte[] chunkListSha256)
             implements Request {
         public Commit {
-            if (streamSha256.length != Fingerprint.LENGTH || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
+            if (streamSha256 != null && streamSha256.length != Fingerprint.LENGTH
+                    || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
                 throw new IllegalArgumentException("a SHA-256 is " + Fingerprint.LENGTH + " bytes");
             }
             refs = List.copyOf(refs);
@@ -240,7 +243,7 @@ public sealed interface Request extends Message {
             out.u64(lease);
             out.str(objectName);
             out.u64(totalLength);
-            out.bytes(streamSha256);
+            out.bytes(Recipe.streamSha256Field(streamSha256));
             out.refs(refs);
             out.optionalSha256(chunkListSha256);
         }
@@ -249,7 +252,7 @@ public sealed interface Request extends Message {
             long lease = in.u64("lease");
             String name = in.str("object name");
             long total = in.u64("total length");
-            byte[] sha = in.bytes(Fingerprint.LENGTH, "stream SHA-256");
+            byte[] sha = Recipe.streamSha256OfField(in.bytes(Fingerprint.LENGTH, "stream SHA-256"));
             return new Commit(lease, name, total, sha, in.refs(), in.optionalSha256("chunk list SHA-256"));
         }
     }

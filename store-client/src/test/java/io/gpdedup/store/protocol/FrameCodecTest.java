@@ -59,6 +59,7 @@ class FrameCodecTest {
                 new Request.AppendRecipe(lease, refs),
                 new Request.Commit(lease, name, r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs),
                 new Request.Commit(lease, name, r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs, bytes(r, 32)),
+                new Request.Commit(lease, name, r.nextLong() & Long.MAX_VALUE, null, refs, bytes(r, 32)),
                 new Request.Abort(lease),
                 new Request.GetRecipe(name),
                 new Request.GetChunks(fps),
@@ -81,6 +82,7 @@ class FrameCodecTest {
                 new Reply.MissingBitmap(bits),
                 new Reply.RecipePart(r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs),
                 new Reply.RecipePart(r.nextLong() & Long.MAX_VALUE, bytes(r, 32), refs, bytes(r, 32)),
+                new Reply.RecipePart(r.nextLong() & Long.MAX_VALUE, null, refs, bytes(r, 32)),
                 new Reply.NotFound(),
                 new Reply.ChunksPart(stored),
                 new Reply.ObjectsPart(List.of(new ObjectInfo(name, 12345, 1700000000000L), new ObjectInfo("", 0, 0))),
@@ -247,11 +249,12 @@ class FrameCodecTest {
 
     @Test
     void versionChoiceIsTheHighestCommonOne() {
+        assertEquals(5, ProtocolVersions.choose(List.of(1, 2, 3, 4, 5, 7)).getAsInt());
         assertEquals(4, ProtocolVersions.choose(List.of(1, 2, 3, 4, 7)).getAsInt());
         assertEquals(3, ProtocolVersions.choose(List.of(1, 2, 3, 7)).getAsInt());
         assertEquals(2, ProtocolVersions.choose(List.of(1, 2, 7)).getAsInt());
         assertEquals(1, ProtocolVersions.choose(List.of(1, 7)).getAsInt());
-        assertTrue(ProtocolVersions.choose(List.of(5, 6)).isEmpty());
+        assertTrue(ProtocolVersions.choose(List.of(6, 7)).isEmpty());
     }
 
     private static Frame decode(ByteBuffer wire) {

@@ -246,8 +246,8 @@ final class DiskStorageUnit implements StorageUnit {
             } catch (IllegalArgumentException e) {
                 throw new StoreException(e.getMessage());
             }
-            if (recipe == null || recipe.streamSha256().length != Fingerprint.LENGTH) {
-                throw new StoreException("the recipe of " + objectName + " needs a " + Fingerprint.LENGTH + "-byte stream SHA-256");
+            if (recipe == null) {
+                throw new StoreException("no recipe for " + objectName);
             }
             Set<Fingerprint> pins = new HashSet<>();
             long commitId = commitIds.incrementAndGet();

@@ -12,7 +12,8 @@ import java.util.zip.CRC32C;
 
 /**
  * The bytes of one recipe file (docs/format.md, section 3). A recipe with a chunk list digest is
- * written as version 2; one without (committed by an older client) keeps version 1's bytes.
+ * written as version 2; one without (committed by an older client) keeps version 1's bytes. A
+ * version 2 recipe recorded without a stream SHA-256 has zero bytes in its place.
  */
 public final class RecipeFile {
     private static final long MAGIC_V1 = 0x4750445243503031L; // "GPDRCP01"
@@ -28,15 +29,12 @@ public final class RecipeFile {
 
     public static byte[] encode(String name, long committedAtMillis, Recipe recipe) {
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
-        if (recipe.streamSha256().length != Fingerprint.LENGTH) {
-            throw new IllegalArgumentException("the stream SHA-256 must be " + Fingerprint.LENGTH + " bytes");
-        }
         int count = recipe.chunks().size();
         byte[] listed = recipe.chunkListSha256();
         int listedBytes = listed == null ? 0 : listed.length;
         ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(66L + listedBytes + n.length + (long) ENTRY_BYTES * count));
         b.putLong(listed == null ? MAGIC_V1 : MAGIC_V2).putShort((short) n.length).put(n);
-        b.putLong(recipe.totalLength()).putLong(committedAtMillis).put(recipe.streamSha256());
+        b.putLong(recipe.totalLength()).putLong(committedAtMillis).put(Recipe.streamSha256Field(recipe.streamSha256()));
         if (listed != null) {
             b.put(listed);
         }

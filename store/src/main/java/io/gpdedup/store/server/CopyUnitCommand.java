@@ -25,8 +25,8 @@ import picocli.CommandLine.Option;
  * names (a bucket), object by object: each object's chunks the target lacks are read from the
  * source, sent as stored (compressed, checked as any upload) and its recipe committed. Both stores
  * are stopped (the source's data directory is locked while this runs; the target unit's lease is
- * taken). Run it again to resume an interrupted copy: an object already there with the same length
- * and stream SHA-256 is skipped.
+ * taken). Run it again to resume an interrupted copy: an object already there with the same content
+ * ({@link Recipe#sameStream}) is skipped.
  */
 @Command(name = "copy-unit", mixinStandardHelpOptions = true,
         description = {"Copies a storage unit from a local data directory to the storage of --config (a bucket, docs/s3.md).",
@@ -89,8 +89,7 @@ final class CopyUnitCommand implements Callable<Integer> {
                 continue; // deleted meanwhile
             }
             Recipe there = target.recipe(o.name()).orElse(null);
-            if (there != null && there.totalLength() == recipe.totalLength()
-                    && java.util.Arrays.equals(there.streamSha256(), recipe.streamSha256())) {
+            if (there != null && there.sameStream(recipe)) {
                 skipped++;
                 continue;
             }

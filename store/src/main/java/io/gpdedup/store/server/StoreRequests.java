@@ -227,6 +227,10 @@ final class StoreRequests {
             return;
         }
         Recipe r = found.get();
+        if (r.streamSha256() == null && s.version < ProtocolVersions.V4) {
+            throw new BadRequestException(name + " was backed up without a stream SHA-256, which a client of protocol version "
+                    + s.version + " needs to check a restore: restore it with a newer plugin");
+        }
         // An older client would take the digest for bytes after the body: it only goes to those that know it.
         byte[] listed = s.version >= ProtocolVersions.V4 ? r.chunkListSha256() : null;
         sendParts(new Reply.RecipePart(r.totalLength(), r.streamSha256(), r.chunks(), listed), out);

@@ -95,7 +95,7 @@ public final class LoopbackBenchmark {
                     lease.put(c.fingerprint(), c.codec(), c.rawLength(), c.payload());
                     refs.add(new ChunkRef(c.fingerprint(), c.rawLength()));
                 }
-                lease.commit("direct", new Recipe(refs, (long) chunks.size() * CHUNK, new byte[32])).join();
+                lease.commit("direct", new Recipe(refs, (long) chunks.size() * CHUNK, Fingerprint.parse("5a".repeat(32)).toBytes())).join();
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             System.out.printf(Locale.ROOT, "engine put+commit in-process (no network), 1 stream x %d MiB: %.1f s, %.0f MiB/s%n",
@@ -138,7 +138,7 @@ public final class LoopbackBenchmark {
                 inFlight.add(s.put(chunks.subList(i, Math.min(chunks.size(), i + BATCH))));
             }
             inFlight.forEach(CompletableFuture::join);
-            s.commit("bench/" + stream, new Recipe(refs, (long) chunks.size() * CHUNK, new byte[32])).join();
+            s.commit("bench/" + stream, new Recipe(refs, (long) chunks.size() * CHUNK, Fingerprint.parse("5a".repeat(32)).toBytes())).join();
         }
         return new double[] {(double) chunks.size() * CHUNK / (1 << 20)};
     }

@@ -49,6 +49,7 @@ public final class S3StartBench {
             try (BackupLease lease = unit.beginBackup()) {
                 List<ChunkRef> refs = new ArrayList<>();
                 byte[] sha = new byte[32];
+                sha[0] = 1; // any stream hash but zero bytes, which mean none
                 for (int i = 0; i < n; i++) {
                     byte[] raw = ByteBuffer.allocate(PAYLOAD).putLong(i).putLong(0x5eed).array();
                     Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);

@@ -3,10 +3,13 @@ package io.gpdedup.store.engine;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.index.ChunkIndex;
@@ -16,6 +19,8 @@ import io.gpdedup.testsupport.Damage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +42,33 @@ class VerifyTest {
             assertEquals(2, v.objectsChecked());
             assertEquals(unit.stats().chunks(), v.chunksChecked());
             assertEquals(unit.stats().physicalBytes(), v.bytesChecked());
+        }
+    }
+
+    @Test
+    void anObjectRecordedWithoutStreamHashIsCheckedByItsChunksAndChunkList() throws IOException {
+        byte[] x = TestObjects.data(4, 40_000, false);
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+            StorageUnit unit = engine.unit("u1");
+            Recipe hashed;
+            try (BackupLease lease = unit.beginBackup()) {
+                hashed = TestObjects.upload(lease, x, 4096, Codec.ZSTD);
+                lease.commit("unhashed", Recipe.ofChunks(hashed.chunks(), x.length)).join();
+            }
+            List<ChunkRef> swapped = new ArrayList<>(hashed.chunks());
+            Collections.swap(swapped, 0, 1);
+            try (BackupLease lease = unit.beginBackup()) {
+                lease.commit("reordered", new Recipe(swapped, x.length, null, Recipe.listSha256(hashed.chunks(), x.length))).join();
+            }
+            assertNull(unit.recipe("unhashed").orElseThrow().streamSha256());
+            VerifyReport v = unit.verify();
+            assertEquals(List.of("reordered"), v.damagedObjects(), v.toString());
+
+            Fingerprint victim = hashed.chunks().get(3).fingerprint();
+            ChunkIndex.Location loc = ((DiskStorageUnit) unit).index().lookup(victim);
+            Damage.flipByte(dir.resolve("units/u1/containers/" + Container.fileName(loc.container())), loc.offset() + 45 + 10);
+            v = unit.verify();
+            assertEquals(List.of("reordered", "unhashed"), v.damagedObjects(), v.toString());
         }
     }
 

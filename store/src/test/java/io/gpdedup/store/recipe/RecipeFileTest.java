@@ -62,19 +62,40 @@ class RecipeFileTest {
     }
 
     @Test
+    void aRecipeWithoutStreamHashKeepsItsChunkListDigestAndReadsBackWithoutOne() throws Exception {
+        List<ChunkRef> refs = List.of(new ChunkRef(Fingerprint.of(new byte[32]), 10), new ChunkRef(Fingerprint.of(new byte[32]), 5));
+        byte[] bytes = RecipeFile.encode("n", 1L, Recipe.ofChunks(refs, 15));
+        assertEquals("GPDRCP02", new String(bytes, 0, 8, java.nio.charset.StandardCharsets.US_ASCII));
+        Recipe back = RecipeFile.decode(bytes).recipe();
+        assertNull(back.streamSha256());
+        assertTrue(back.chunkListMatches());
+        assertEquals(refs, back.chunks());
+
+        // Version 1 has no chunk list digest, so zero bytes there leave nothing to check a restore by.
+        byte[] sha = new byte[32];
+        java.util.Arrays.fill(sha, (byte) 1);
+        byte[] v1 = RecipeFile.encode("n", 1L, new Recipe(refs, 15, sha));
+        java.util.Arrays.fill(v1, 26 + 1, 58 + 1, (byte) 0);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(v1, 0, v1.length - 4);
+        java.nio.ByteBuffer.wrap(v1).putInt(v1.length - 4, (int) crc.getValue());
+        assertThrows(CorruptRecipeException.class, () -> RecipeFile.decode(v1));
+    }
+
+    @Test
     void theChunkListDigestTellsAReorderedOrChangedListFromTheRecordedOne() {
         Fingerprint a = Fingerprint.of(new byte[32]);
         byte[] b2 = new byte[32];
         b2[0] = 1;
         Fingerprint b = Fingerprint.of(b2);
-        Recipe recorded = new Recipe(List.of(new ChunkRef(a, 10), new ChunkRef(b, 20)), 30, new byte[32]).withChunkListSha256();
+        Recipe recorded = new Recipe(List.of(new ChunkRef(a, 10), new ChunkRef(b, 20)), 30, b2).withChunkListSha256();
         assertTrue(recorded.chunkListMatches());
         for (List<ChunkRef> other : List.of(List.of(new ChunkRef(b, 20), new ChunkRef(a, 10)), List.of(new ChunkRef(a, 20), new ChunkRef(b, 10)),
                 List.of(new ChunkRef(a, 10), new ChunkRef(a, 20)))) {
-            Recipe damaged = new Recipe(other, 30, new byte[32], recorded.chunkListSha256());
+            Recipe damaged = new Recipe(other, 30, b2, recorded.chunkListSha256());
             assertEquals(false, damaged.chunkListMatches(), other.toString());
         }
-        assertEquals(false, new Recipe(List.of(new ChunkRef(a, 10), new ChunkRef(b, 20)), 30, new byte[32]).chunkListMatches(),
+        assertEquals(false, new Recipe(List.of(new ChunkRef(a, 10), new ChunkRef(b, 20)), 30, b2).chunkListMatches(),
                 "a recipe without a digest proves nothing by it");
     }
 

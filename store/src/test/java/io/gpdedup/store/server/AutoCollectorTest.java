@@ -87,7 +87,7 @@ class AutoCollectorTest {
         Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);
         try (BackupSession s = client.beginBackup()) {
             s.put(List.of(new ChunkUpload(fp, Codec.NONE, raw.length, raw))).join();
-            s.commit(name, new Recipe(List.of(new ChunkRef(fp, raw.length)), raw.length, new byte[32])).join();
+            s.commit(name, new Recipe(List.of(new ChunkRef(fp, raw.length)), raw.length, Fingerprint.compute(raw, 0, raw.length).toBytes())).join();
         }
     }
 

@@ -31,7 +31,7 @@ class MetricsTest {
             InetSocketAddress metrics = store.service.metricsAddress().orElseThrow();
             byte[] raw = new byte[4096];
             Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);
-            Recipe twice = new Recipe(List.of(new ChunkRef(fp, raw.length), new ChunkRef(fp, raw.length)), 2L * raw.length, new byte[32]);
+            Recipe twice = new Recipe(List.of(new ChunkRef(fp, raw.length), new ChunkRef(fp, raw.length)), 2L * raw.length, Fingerprint.parse("5a".repeat(32)).toBytes());
             try (StoreClient client = store.connectA()) {
                 try (BackupSession s = client.beginBackup()) {
                     s.missing(new Fingerprint[] {fp, fp}).join();

@@ -163,7 +163,7 @@ class ProtocolAbuseTest {
             long lease = ((Reply.LeaseGranted) c.read().message()).lease();
             // Refs that do not add up to the total length.
             Fingerprint fp = Fingerprint.parse("11".repeat(32));
-            c.send(Frame.of(12, new Request.Commit(lease, "x", 10, new byte[32], List.of(new ChunkRef(fp, 3)))));
+            c.send(Frame.of(12, new Request.Commit(lease, "x", 10, Fingerprint.parse("5a".repeat(32)).toBytes(), List.of(new ChunkRef(fp, 3)))));
             Reply.Error e = (Reply.Error) c.read().message();
             assertEquals(ErrorCode.BAD_REQUEST, e.code());
             assertTrue(e.message().contains("add up"), e.message());

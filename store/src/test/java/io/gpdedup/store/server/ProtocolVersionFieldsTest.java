@@ -2,9 +2,12 @@ package io.gpdedup.store.server;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
@@ -16,8 +19,52 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Fields a later protocol version added reach only the connections that agreed on it. */
 class ProtocolVersionFieldsTest {
+    private static final byte[] STREAM_SHA = new byte[Fingerprint.LENGTH];
+
+    static {
+        STREAM_SHA[1] = 9;
+    }
+
     @TempDir
     Path dir;
+
+    @Test
+    void anObjectWithoutStreamHashGoesToVersionFourClientsWithItsChunkListAndIsRefusedToOlderOnes() throws Exception {
+        try (StoreFixture store = StoreFixture.start(dir)) {
+            byte[] listed = Recipe.listSha256(List.of(), 0);
+            try (RawConnection c = RawConnection.loggedIn(store.port())) {
+                c.send(Frame.of(3, new Request.BeginBackup()));
+                long lease = ((Reply.LeaseGranted) c.read().message()).lease();
+                c.send(Frame.of(4, new Request.Commit(lease, "unhashed", 0, null, List.of(), listed)));
+                assertTrue(c.read().message() instanceof Reply.Ok);
+            }
+            try (RawConnection c = login(store, ProtocolVersions.V4)) {
+                c.send(Frame.of(3, new Request.GetRecipe("unhashed")));
+                Reply.RecipePart part = (Reply.RecipePart) c.read().message();
+                assertNull(part.streamSha256());
+                assertArrayEquals(listed, part.chunkListSha256());
+            }
+            try (RawConnection c = login(store, ProtocolVersions.V3)) {
+                c.send(Frame.of(3, new Request.GetRecipe("unhashed")));
+                Reply.Error e = (Reply.Error) c.read().message();
+                assertEquals(ErrorCode.BAD_REQUEST, e.code());
+                assertTrue(e.message().contains("unhashed") && e.message().contains("newer plugin"), e.message());
+            }
+        }
+    }
+
+    private static RawConnection login(StoreFixture store, int upTo) throws Exception {
+        List<Integer> versions = new java.util.ArrayList<>();
+        for (int v = ProtocolVersions.V1; v <= upTo; v++) {
+            versions.add(v);
+        }
+        RawConnection c = new RawConnection(store.port());
+        c.send(Frame.of(1, new Request.Hello(versions)));
+        assertEquals(upTo, ((Reply.HelloOk) c.read().message()).version());
+        c.send(Frame.of(2, new Request.Auth(StoreFixture.UNIT_A, StoreFixture.USER_A, StoreFixture.PASSWORD_A)));
+        assertTrue(c.read().message() instanceof Reply.AuthOk);
+        return c;
+    }
 
     @Test
     void theChunkListDigestReachesOnlyVersionFourConnections() throws Exception {
@@ -32,7 +79,7 @@ class ProtocolVersionFieldsTest {
         try (RawConnection c = RawConnection.loggedIn(store.port())) {
             c.send(Frame.of(3, new Request.BeginBackup()));
             long lease = ((Reply.LeaseGranted) c.read().message()).lease();
-            c.send(Frame.of(4, new Request.Commit(lease, "listed", 0, new byte[Fingerprint.LENGTH], List.of(), listed)));
+            c.send(Frame.of(4, new Request.Commit(lease, "listed", 0, STREAM_SHA, List.of(), listed)));
             assertTrue(c.read().message() instanceof Reply.Ok);
             c.send(Frame.of(5, new Request.GetRecipe("listed")));
             assertArrayEquals(listed, ((Reply.RecipePart) c.read().message()).chunkListSha256());
