@@ -20,9 +20,9 @@ import java.util.concurrent.ExecutionException;
 /**
  * Turns one stdin stream into a recipe whose chunks the store holds. The calling thread only cuts
  * chunks; fingerprints, lookups, compression of missing chunks and uploads run behind it on the
- * worker pool and the connection,
- * with the memory of every batch reserved in {@link PipelineSettings#budget()} before it is filled. Duplicates cost a
- * fingerprint and a lookup, never compression or transfer. A batch keeps its chunks, and its memory,
+ * worker pool and the connection, with the memory of every batch reserved in
+ * {@link PipelineSettings#budget()} before it is filled. Duplicates cost a fingerprint and a
+ * lookup, never compression or transfer. A batch keeps its chunks, and its memory,
  * until the store has them on disk: what a restarted store lost is sent again from there.
  *
  * <p>The recipe is proven by its chunk list SHA-256 and the chunks' fingerprints, so the stream is

@@ -22,8 +22,8 @@ import java.util.concurrent.ExecutionException;
  * does: for each object the remote is asked which chunks it lacks, only those are read from the
  * source and sent, as stored (compressed; the remote verifies them as it verifies any upload),
  * and the recipe is committed. An object the remote already holds with the same content
- * ({@link Recipe#sameStream}) is left as it is, so a copy interrupted halfway resumes where it stopped;
- * one it holds with other content stops the copy.
+ * ({@link Recipe#sameStream}) is left as it is, so a copy interrupted halfway resumes where it
+ * stopped; one it holds with other content stops the copy.
  */
 public final class BackupCopier {
     /** Chunks read from the source and sent to the remote per round. */
@@ -137,7 +137,6 @@ public final class BackupCopier {
         }
         return new Result(objects.size(), unchanged, chunks, sent, bytes);
     }
-
 
     private static Fingerprint[] distinct(Recipe recipe) {
         Set<Fingerprint> seen = new LinkedHashSet<>();

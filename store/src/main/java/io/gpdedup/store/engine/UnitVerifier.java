@@ -25,8 +25,8 @@ import java.util.Set;
  * Checks a unit end to end without trusting anything in memory but the index: every container
  * header is re-read; every indexed record is re-read, its CRC checked, its payload decoded and
  * re-hashed; then every recipe is re-read and replayed, its chunk list against its SHA-256, each
- * chunk's length and, where the backup recorded one, the whole stream's SHA-256 compared. The objects that cannot be restored byte for byte are named; the
- * report's problems say why.
+ * chunk's length and, where the backup recorded one, the whole stream's SHA-256 compared. The
+ * objects that cannot be restored byte for byte are named; the report's problems say why.
  */
 final class UnitVerifier {
     private record Entry(int container, long offset, int slot) {
