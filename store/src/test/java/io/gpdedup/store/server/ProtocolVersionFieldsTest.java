@@ -84,11 +84,7 @@ class ProtocolVersionFieldsTest {
             c.send(Frame.of(5, new Request.GetRecipe("listed")));
             assertArrayEquals(listed, ((Reply.RecipePart) c.read().message()).chunkListSha256());
         }
-        try (RawConnection c = new RawConnection(store.port())) {
-            c.send(Frame.of(1, new Request.Hello(List.of(ProtocolVersions.V1, ProtocolVersions.V2, ProtocolVersions.V3))));
-            assertEquals(ProtocolVersions.V3, ((Reply.HelloOk) c.read().message()).version());
-            c.send(Frame.of(2, new Request.Auth(StoreFixture.UNIT_A, StoreFixture.USER_A, StoreFixture.PASSWORD_A)));
-            assertTrue(c.read().message() instanceof Reply.AuthOk);
+        try (RawConnection c = login(store, ProtocolVersions.V3)) {
             c.send(Frame.of(3, new Request.GetRecipe("listed")));
             Reply.RecipePart part = (Reply.RecipePart) c.read().message();
             assertEquals(null, part.chunkListSha256(), "a version 3 client would read the digest as bytes after the body");
