@@ -306,6 +306,28 @@ static int find_java(char *java, size_t cap, int *recorded) {
     return 0;
 }
 
+/*
+ * Adds the flag that maps the .launch file's class-data archive, when there is one and the JVM is the
+ * one that made it (recorded in lib/java): a fallback JVM runs without one. Returns 0, or -1 out of memory.
+ */
+static int add_archive_flag(struct argv_builder *b, const struct launch *l, int recorded) {
+    if (!recorded || l->archive == NULL || l->archive[0] == '\0') return 0;
+    char archive[PATH_MAX], flag[PATH_MAX + 32];
+    size_t n = strlen(l->archive);
+    if (!path_join(archive, sizeof archive, home, "lib") || strlen(archive) + 1 + n >= sizeof archive) return 0;
+    strcat(archive, "/");
+    strcat(archive, l->archive);
+    if (access(archive, R_OK) != 0) return 0;
+    if (n > 4 && strcmp(l->archive + n - 4, ".aot") == 0) {
+        snprintf(flag, sizeof flag, "-XX:AOTCache=%s", archive);
+    } else if (n > 4 && strcmp(l->archive + n - 4, ".jsa") == 0) {
+        snprintf(flag, sizeof flag, "-XX:SharedArchiveFile=%s", archive);
+    } else {
+        return 0;
+    }
+    return add_arg(b, flag);
+}
+
 /* The in-process path: exactly what the generated sh launcher runs. Never returns. */
 static void exec_in_process(int argc, char **argv) {
     struct launch l;
@@ -316,25 +338,7 @@ static void exec_in_process(int argc, char **argv) {
         exit(1);
     }
     struct argv_builder b = {0};
-    int ok = add_arg(&b, java) == 0 && add_words(&b, l.flags) == 0;
-    if (ok && recorded && l.archive != NULL && l.archive[0] != '\0') {
-        /* The archive belongs to the JVM that made it; a fallback JVM runs without one. */
-        char archive[PATH_MAX], flag[PATH_MAX + 32];
-        size_t n = strlen(l.archive);
-        if (path_join(archive, sizeof archive, home, "lib") && strlen(archive) + 1 + n < sizeof archive) {
-            strcat(archive, "/");
-            strcat(archive, l.archive);
-            if (access(archive, R_OK) == 0) {
-                if (n > 4 && strcmp(l.archive + n - 4, ".aot") == 0) {
-                    snprintf(flag, sizeof flag, "-XX:AOTCache=%s", archive);
-                    ok = add_arg(&b, flag) == 0;
-                } else if (n > 4 && strcmp(l.archive + n - 4, ".jsa") == 0) {
-                    snprintf(flag, sizeof flag, "-XX:SharedArchiveFile=%s", archive);
-                    ok = add_arg(&b, flag) == 0;
-                }
-            }
-        }
-    }
+    int ok = add_arg(&b, java) == 0 && add_words(&b, l.flags) == 0 && add_archive_flag(&b, &l, recorded) == 0;
     if (ok && closed_stdio != 0) {
         /* The JVM sees /dev/null there; ClosedStdio makes the command fail instead of reading or writing it. */
         const char *which = closed_stdio == (STDIO_STDIN_CLOSED | STDIO_STDOUT_CLOSED) ? "stdin,stdout"
@@ -503,7 +507,9 @@ static int spawn_agent(const struct agent_paths *p) {
     }
     struct argv_builder b = {0};
     char *cp = expand_home(l.classpath);
-    int ok = cp != NULL && add_arg(&b, java) == 0 && add_words(&b, l.agent_flags) == 0 && add_arg(&b, "-cp") == 0 &&
+    /* The agent maps the same archive as a call run in-process: its classes start parsed and linked too. */
+    int ok = cp != NULL && add_arg(&b, java) == 0 && add_words(&b, l.agent_flags) == 0 && add_archive_flag(&b, &l, recorded) == 0 &&
+             add_arg(&b, "-cp") == 0 &&
              add_arg(&b, cp) == 0 && add_arg(&b, l.agent_main) == 0 && add_arg(&b, l.definition) == 0 &&
              add_arg(&b, p->socket) == 0 && add_words(&b, l.agent_args) == 0;
     free(cp);
