@@ -14,22 +14,17 @@ public final class RecordBuffer {
 
     /** The encoded record between the returned buffer's position and limit, valid until the next call. */
     public ByteBuffer encode(ChunkRecord record) {
-        room(record.encodedLength()).clear();
-        record.writeTo(encoded);
-        return encoded.flip();
+        return encode(record.fingerprint(), record.codecId(), record.rawLength(), ByteBuffer.wrap(record.payload()));
     }
 
     /** As {@link #encode(ChunkRecord)}, for a record whose payload is between {@code payload}'s position and limit. */
     public ByteBuffer encode(Fingerprint fingerprint, int codecId, int rawLength, ByteBuffer payload) {
-        room(ChunkRecord.OVERHEAD + payload.remaining()).clear();
-        ChunkRecord.write(encoded, fingerprint, codecId, rawLength, payload);
-        return encoded.flip();
-    }
-
-    private ByteBuffer room(int length) {
+        int length = ChunkRecord.OVERHEAD + payload.remaining();
         if (encoded.capacity() < length) {
             encoded = ByteBuffer.allocateDirect(Math.max(length, 2 * encoded.capacity()));
         }
-        return encoded;
+        encoded.clear();
+        ChunkRecord.write(encoded, fingerprint, codecId, rawLength, payload);
+        return encoded.flip();
     }
 }

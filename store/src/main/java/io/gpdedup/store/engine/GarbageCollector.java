@@ -139,7 +139,6 @@ final class GarbageCollector {
         return new GcReport(chunksBefore, removed, reclaimed, swept);
     }
 
-
     /** Copies the live records of {@code c} into the output containers; the index moves at {@link #finishBatch()}. */
     private void copyLive(ContainerStore.Info c) throws IOException {
         ContainerStore containers = unit.containers();

@@ -105,9 +105,8 @@ final class LocalContainers implements ContainerStore {
 
     /** Appends are serialized by the unit's write lock. */
     @Override
-    public synchronized Placement append(ChunkRecord record) throws IOException {
-        ContainerSet.Placement p = set.append(encoder.encode(record));
-        return new Placement(p.container(), p.offset());
+    public Placement append(ChunkRecord record) throws IOException {
+        return append(record.fingerprint(), record.codecId(), record.rawLength(), ByteBuffer.wrap(record.payload()));
     }
 
     @Override

@@ -32,8 +32,6 @@ import java.util.function.BooleanSupplier;
 final class Recompressor {
     /** A rewrite must save at least 1/this of the container's record bytes. */
     private static final int MIN_SAVING_DIVISOR = 50;
-    /** Free space a rewrite leaves beyond its copy (as for a collection's rewrite). */
-    private static final long ROOM_MARGIN = 1L << 20;
 
     /** A record of the container as the index listed it, and its re-encoded form (the same record when it did not shrink). */
     private record Planned(Fingerprint fingerprint, long offset, int oldLength, ChunkRecord record) {
@@ -106,7 +104,6 @@ final class Recompressor {
             writeLock.unlock();
         }
     }
-
 
     private Recompression swap(int id, List<Planned> plan, long after) throws IOException {
         ContainerStore containers = unit.containers();

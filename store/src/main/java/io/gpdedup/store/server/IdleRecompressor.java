@@ -100,10 +100,10 @@ final class IdleRecompressor implements AutoCloseable {
                     try {
                         recompress(name, engine.unit(name));
                     } catch (StoreException e) {
-                        backOff.put(name, System.nanoTime() + BACKOFF_NANOS);
+                        leaveAlone(name);
                         LOG.log(System.Logger.Level.WARNING, "unit " + name + ": recompression stopped for 5 minutes: " + e.getMessage());
                     } catch (RuntimeException e) {
-                        backOff.put(name, System.nanoTime() + BACKOFF_NANOS);
+                        leaveAlone(name);
                         LOG.log(System.Logger.Level.ERROR, "unit " + name + ": recompression stopped for 5 minutes", e);
                     }
                 }
@@ -129,7 +129,7 @@ final class IdleRecompressor implements AutoCloseable {
                 case DAMAGED -> LOG.log(System.Logger.Level.WARNING, "unit " + name + ": container " + r.container()
                         + " left as it is: a record in it fails its checks (run verify)");
                 case NO_ROOM -> {
-                    backOff.put(name, System.nanoTime() + BACKOFF_NANOS);
+                    leaveAlone(name);
                     LOG.log(System.Logger.Level.WARNING, "unit " + name + ": container " + r.container()
                             + " not recompressed: no room on disk for its copy; trying again in 5 minutes");
                 }
@@ -139,6 +139,11 @@ final class IdleRecompressor implements AutoCloseable {
                 return;
             }
         }
+    }
+
+    /** Left alone for {@link #BACKOFF_NANOS} after a failure or a full disk. */
+    private void leaveAlone(String unit) {
+        backOff.put(unit, System.nanoTime() + BACKOFF_NANOS);
     }
 
     /** Stops between two chunks; waits for that. */

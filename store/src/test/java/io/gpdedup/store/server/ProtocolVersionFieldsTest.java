@@ -53,16 +53,14 @@ class ProtocolVersionFieldsTest {
         }
     }
 
+    /** Logged in offering versions 1 to {@code upTo}, which the server must choose. */
     private static RawConnection login(StoreFixture store, int upTo) throws Exception {
         List<Integer> versions = new java.util.ArrayList<>();
         for (int v = ProtocolVersions.V1; v <= upTo; v++) {
             versions.add(v);
         }
-        RawConnection c = new RawConnection(store.port());
-        c.send(Frame.of(1, new Request.Hello(versions)));
-        assertEquals(upTo, ((Reply.HelloOk) c.read().message()).version());
-        c.send(Frame.of(2, new Request.Auth(StoreFixture.UNIT_A, StoreFixture.USER_A, StoreFixture.PASSWORD_A)));
-        assertTrue(c.read().message() instanceof Reply.AuthOk);
+        RawConnection c = RawConnection.loggedIn(store.port(), versions);
+        assertEquals(upTo, c.version());
         return c;
     }
 

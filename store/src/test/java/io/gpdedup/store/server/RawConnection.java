@@ -12,12 +12,14 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /** A socket speaking raw frames (or raw bytes), to test what the client library would never send. */
 final class RawConnection implements AutoCloseable {
     private final Socket socket;
     private final DataInputStream in;
     private final OutputStream out;
+    private int version; // chosen in HELLO_OK, 0 before
 
     RawConnection(int port) throws IOException {
         socket = new Socket("127.0.0.1", port);
@@ -28,16 +30,26 @@ final class RawConnection implements AutoCloseable {
 
     /** HELLO and AUTH as unit A. */
     static RawConnection loggedIn(int port) throws IOException {
+        return loggedIn(port, ProtocolVersions.SUPPORTED);
+    }
+
+    /** HELLO offering {@code versions}, then AUTH as unit A; {@link #version()} is the one the server chose. */
+    static RawConnection loggedIn(int port, List<Integer> versions) throws IOException {
         RawConnection c = new RawConnection(port);
-        c.send(Frame.of(1, new Request.Hello(ProtocolVersions.SUPPORTED)));
-        if (!(c.read().message() instanceof Reply.HelloOk)) {
+        c.send(Frame.of(1, new Request.Hello(versions)));
+        if (!(c.read().message() instanceof Reply.HelloOk ok)) {
             throw new IOException("no HELLO_OK");
         }
+        c.version = ok.version();
         c.send(Frame.of(2, new Request.Auth(StoreFixture.UNIT_A, StoreFixture.USER_A, StoreFixture.PASSWORD_A)));
         if (!(c.read().message() instanceof Reply.AuthOk)) {
             throw new IOException("no AUTH_OK");
         }
         return c;
+    }
+
+    int version() {
+        return version;
     }
 
     void send(Frame frame) throws IOException {
