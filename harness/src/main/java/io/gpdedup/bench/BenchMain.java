@@ -1,6 +1,7 @@
 package io.gpdedup.bench;
 
 import io.gpdedup.store.BuildVersion;
+import io.gpdedup.store.OneLineUsageErrors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -21,7 +22,12 @@ import picocli.CommandLine.Command;
         })
 public final class BenchMain implements Runnable {
     public static void main(String[] args) {
-        System.exit(new CommandLine(new BenchMain()).execute(args));
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns its exit code (tests call this instead of main). */
+    public static int run(String... args) {
+        return OneLineUsageErrors.on(new BenchMain()).execute(args);
     }
 
     @Override

@@ -3,7 +3,6 @@ package io.gpdedup.bench;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import picocli.CommandLine;
 
 /** One {@code gpdedup-bench} command run in this JVM as its main runs it, stdout and stderr captured. */
 public record BenchRun(int exit, String out, String err) {
@@ -15,7 +14,7 @@ public record BenchRun(int exit, String out, String err) {
         try {
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int exit = new CommandLine(new BenchMain()).execute(args);
+            int exit = BenchMain.run(args);
             return new BenchRun(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
         } finally {
             System.setOut(stdout);

@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /** Generates a table version's COPY text on demand; memory is one 256 KiB buffer. */
 public final class CopyTextStream extends InputStream {
-    private final OrdersTable table;
+    private final CopyTable table;
     private final List<RowRun> runs;
     private final byte[] buf = new byte[256 << 10];
     private int pos;
@@ -14,15 +14,15 @@ public final class CopyTextStream extends InputStream {
     private int runIndex;
     private long nextInRun;
 
-    /** The rows of {@code runs}, in order, of the seeded table. */
-    public CopyTextStream(long seed, List<RowRun> runs) {
-        this.table = new OrdersTable(seed);
+    /** The rows of {@code runs}, in order, of {@code table}. */
+    public CopyTextStream(CopyTable table, List<RowRun> runs) {
+        this.table = table;
         this.runs = runs;
     }
 
-    /** Rows {@code firstId .. firstId+count-1} of the seeded table at revision 0 (none when count is 0). */
+    /** Rows {@code firstId .. firstId+count-1} of the seeded orders table at revision 0 (none when count is 0). */
     public static CopyTextStream rows(long seed, long firstId, long count) {
-        return new CopyTextStream(seed, count == 0 ? List.of() : List.of(new RowRun(firstId, count, 0)));
+        return new CopyTextStream(new OrdersTable(seed), count == 0 ? List.of() : List.of(new RowRun(firstId, count, 0)));
     }
 
     @Override
@@ -51,7 +51,7 @@ public final class CopyTextStream extends InputStream {
     private boolean fill() {
         pos = 0;
         limit = 0;
-        while (runIndex < runs.size() && buf.length - limit >= OrdersTable.MAX_ROW_BYTES) {
+        while (runIndex < runs.size() && buf.length - limit >= CopyTable.MAX_ROW_BYTES) {
             RowRun run = runs.get(runIndex);
             limit = table.writeRow(run.firstId() + nextInRun, run.revision(), buf, limit);
             if (++nextInRun == run.count()) {

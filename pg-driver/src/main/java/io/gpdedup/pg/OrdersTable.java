@@ -9,11 +9,9 @@ import java.nio.charset.StandardCharsets;
  * {@code note} stays as it was (batch updates rarely rewrite free text). About 2-3% NULLs per
  * nullable column. Not thread-safe: one instance per stream.
  */
-public final class OrdersTable {
+public final class OrdersTable implements CopyTable {
     public static final String DDL = "CREATE TABLE orders (id bigint PRIMARY KEY, updated_at timestamp, "
             + "amount numeric(12,2), status text, note text)";
-    /** No row is longer than this in COPY text. */
-    public static final int MAX_ROW_BYTES = 8192;
 
     /** 2024-01-01 00:00:00 UTC. */
     private static final long EPOCH_2024 = 1_704_067_200L;
@@ -33,12 +31,12 @@ public final class OrdersTable {
         this.seed = seed;
     }
 
-    /** Writes the row {@code (id, revision)} with its newline at {@code dst[off]}; returns the offset after it. */
+    @Override
     public int writeRow(long id, int revision, byte[] dst, int off) {
         if (dst.length - off < MAX_ROW_BYTES) {
             throw new IllegalArgumentException("need " + MAX_ROW_BYTES + " bytes of room for a row");
         }
-        int d = writeLong(id, dst, off);
+        int d = CopyText.writeLong(id, dst, off);
         dst[d++] = CopyText.DELIMITER;
 
         random.reseed(seed, id, revision);
@@ -54,7 +52,7 @@ public final class OrdersTable {
         } else {
             // Mostly small amounts, some large: prices and totals, not uniform noise.
             long cents = random.chance(900) ? random.nextInt(20_000) : random.nextInt(500_000_000);
-            d = writeCents(random.chance(15) ? -cents : cents, dst, d);
+            d = CopyText.writeCents(random.chance(15) ? -cents : cents, dst, d);
         }
         dst[d++] = CopyText.DELIMITER;
 
@@ -117,60 +115,16 @@ public final class OrdersTable {
         return n;
     }
 
-    static int writeLong(long v, byte[] dst, int off) {
-        if (v < 0) {
-            dst[off++] = '-';
-            v = -v;
-        }
-        int digits = 1;
-        for (long t = v; t >= 10; t /= 10) {
-            digits++;
-        }
-        for (int i = off + digits - 1; i >= off; i--) {
-            dst[i] = (byte) ('0' + v % 10);
-            v /= 10;
-        }
-        return off + digits;
-    }
-
-    /** numeric(12,2) output: always two decimals. */
-    static int writeCents(long cents, byte[] dst, int off) {
-        if (cents < 0) {
-            dst[off++] = '-';
-            cents = -cents;
-        }
-        off = writeLong(cents / 100, dst, off);
-        dst[off++] = '.';
-        dst[off++] = (byte) ('0' + cents / 10 % 10);
-        dst[off++] = (byte) ('0' + cents % 10);
-        return off;
-    }
-
     /** timestamp output in ISO style: fractional seconds without trailing zeros, none when zero. */
     static int writeTimestamp(long epochSecond, int micros, byte[] dst, int off) {
-        long days = Math.floorDiv(epochSecond, 86_400);
         int secondOfDay = Math.floorMod(epochSecond, 86_400);
-        // Days to civil date (proleptic Gregorian), after H. Hinnant's "chrono-compatible date algorithms".
-        long z = days + 719_468;
-        long era = Math.floorDiv(z, 146_097);
-        long doe = z - era * 146_097;
-        long yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        long mp = (5 * doy + 2) / 153;
-        int day = (int) (doy - (153 * mp + 2) / 5 + 1);
-        int month = (int) (mp < 10 ? mp + 3 : mp - 9);
-        long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-        off = pad(year, 4, dst, off);
-        dst[off++] = '-';
-        off = pad(month, 2, dst, off);
-        dst[off++] = '-';
-        off = pad(day, 2, dst, off);
+        off = CopyText.writeDate(Math.floorDiv(epochSecond, 86_400), dst, off);
         dst[off++] = ' ';
-        off = pad(secondOfDay / 3600, 2, dst, off);
+        off = CopyText.pad(secondOfDay / 3600, 2, dst, off);
         dst[off++] = ':';
-        off = pad(secondOfDay / 60 % 60, 2, dst, off);
+        off = CopyText.pad(secondOfDay / 60 % 60, 2, dst, off);
         dst[off++] = ':';
-        off = pad(secondOfDay % 60, 2, dst, off);
+        off = CopyText.pad(secondOfDay % 60, 2, dst, off);
         if (micros != 0) {
             int digits = 6;
             while (micros % 10 == 0) {
@@ -178,17 +132,9 @@ public final class OrdersTable {
                 digits--;
             }
             dst[off++] = '.';
-            off = pad(micros, digits, dst, off);
+            off = CopyText.pad(micros, digits, dst, off);
         }
         return off;
-    }
-
-    private static int pad(long v, int width, byte[] dst, int off) {
-        for (int i = off + width - 1; i >= off; i--) {
-            dst[i] = (byte) ('0' + v % 10);
-            v /= 10;
-        }
-        return off + width;
     }
 
     private static byte[][] bytes(String... values) {

@@ -35,6 +35,6 @@ class OrdersTableFieldsTest {
     @CsvSource({"0, 0.00", "5, 0.05", "100, 1.00", "-123, -1.23", "499999999, 4999999.99", "-7, -0.07"})
     void amountsHaveTwoDecimals(long cents, String expected) {
         byte[] buf = new byte[32];
-        assertEquals(expected, new String(buf, 0, OrdersTable.writeCents(cents, buf, 0), StandardCharsets.US_ASCII));
+        assertEquals(expected, new String(buf, 0, CopyText.writeCents(cents, buf, 0), StandardCharsets.US_ASCII));
     }
 }

@@ -1,5 +1,6 @@
 package io.gpdedup.bench.compare;
 
+import io.gpdedup.pg.TableShape;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -18,7 +19,6 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code gpdedup-bench compare}: gpdedup against restic and borg on the same generated COPY-text
@@ -37,9 +37,6 @@ public final class CompareCommand implements Callable<Integer> {
     static final String CPU_TIME_SAMPLES = "jdk.CPUTimeSample#enabled=true";
     static final List<String> ALL_TOOLS = List.of(Report.GPDEDUP, Report.RESTIC, Report.BORG, Report.GPDEDUP_S3);
     static final List<String> DEFAULT_TOOLS = List.of(Report.GPDEDUP, Report.RESTIC, Report.BORG);
-
-    @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--size", paramLabel = "SIZE", description = "size of the base stream (default 1GiB; --quick: 128MiB)")
     String size;
@@ -68,11 +65,15 @@ public final class CompareCommand implements Callable<Integer> {
     boolean keep;
 
     @Option(names = "--streams", paramLabel = "DIR", description = "keep the generated streams in DIR and reuse them on later runs "
-            + "with the same size and seed (default: generate into the scratch directory and delete)")
+            + "with the same table, size and seed (default: generate into the scratch directory and delete)")
     Path streamsDir;
 
     @Option(names = "--seed", description = "workload seed (default 1)")
     long seed = 1;
+
+    @Option(names = "--table", paramLabel = "NAME", description = "the table the streams are COPY text of: orders (long free-text notes, "
+            + "the default) or lineitem (a fact table of keys, numerics, dates and codes)")
+    String table = TableShape.ORDERS.label();
 
     @Option(names = "--dist", paramLabel = "DIR", description = "gpdedup installation with bin/ and lib/ (default: the one this command runs from)")
     Path dist;
@@ -113,18 +114,24 @@ public final class CompareCommand implements Callable<Integer> {
         long bytes = size != null ? ByteSize.parse(size) : quick ? QUICK_SIZE : ByteSize.GIB;
         int n = rounds != null ? rounds : quick || profile != null ? 1 : 2;
         if (n < 1) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--rounds must be at least 1");
+            return badInput("--rounds must be at least 1");
         }
         if (agent != null && !List.of("on", "off", "require").contains(agent)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--agent must be on, off or require, got '" + agent + "'");
+            return badInput("--agent must be on, off or require, got '" + agent + "'");
+        }
+        TableShape shape;
+        try {
+            shape = TableShape.of(table);
+        } catch (IllegalArgumentException e) {
+            return badInput("--table: " + e.getMessage());
         }
         for (String t : tools) {
             if (!ALL_TOOLS.contains(t)) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "unknown tool '" + t + "'; tools are " + ALL_TOOLS);
+                return badInput("unknown tool '" + t + "'; tools are " + ALL_TOOLS);
             }
         }
         if (tools.contains(Report.GPDEDUP_S3) && s3Endpoint == null) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "gpdedup-s3 needs --s3-endpoint (start one with scripts/s3proxy)");
+            return badInput("gpdedup-s3 needs --s3-endpoint (start one with scripts/s3proxy)");
         }
         // A profile records one gpdedup: on a bucket when --tools names gpdedup-s3.
         List<String> runTools = profile == null ? List.copyOf(tools) : List.of(tools.contains(Report.GPDEDUP_S3) ? Report.GPDEDUP_S3 : Report.GPDEDUP);
@@ -140,12 +147,12 @@ public final class CompareCommand implements Callable<Integer> {
         Path scratch = Files.createTempDirectory(Files.createDirectories(workDir), "gpdedup-bench-compare-");
         progress.println("scratch directory " + scratch + "; load average " + load0);
         try {
-            progress.println("streams: base " + ByteSize.binary(bytes) + " and three changed versions"
+            progress.println("streams: " + shape.label() + " table, base " + ByteSize.binary(bytes) + " and three changed versions"
                     + (streamsDir != null ? ", reused from " + streamsDir + " when there" : "") + " ...");
             long g0 = System.nanoTime();
             int threads = Math.min(2, Runtime.getRuntime().availableProcessors());
-            StreamSet streams = streamsDir != null ? StreamSet.reuseOrGenerate(streamsDir, bytes, seed, threads)
-                    : StreamSet.generate(scratch.resolve("streams"), bytes, seed, threads);
+            StreamSet streams = streamsDir != null ? StreamSet.reuseOrGenerate(streamsDir, shape, bytes, seed, threads)
+                    : StreamSet.generate(scratch.resolve("streams"), shape, bytes, seed, threads);
             progress.printf(Locale.ROOT, "streams ready in %.1f s%n", (System.nanoTime() - g0) / 1e9);
             Path logs = scratch.resolve("logs");
             GpdedupCommands gp = commands;
@@ -170,10 +177,10 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
             List<ConcurrentBackups.Result> batches = profile != null ? List.of()
-                    : concurrentBackups(bytes, runTools, scratch, logs, gp, progress);
+                    : concurrentBackups(shape, bytes, runTools, scratch, logs, gp, progress);
             String load1 = ProcStat.loadAverage();
             Report report = new Report(streams, runTools, observations, batches);
-            out.print(header(streams, n, versions, settings, load0, load1, Duration.between(started, Instant.now())));
+            out.print(header(shape, streams, n, versions, settings, load0, load1, Duration.between(started, Instant.now())));
             out.println();
             out.print(report.figures());
             out.println();
@@ -215,7 +222,13 @@ public final class CompareCommand implements Callable<Integer> {
         }
     }
 
-    private List<ConcurrentBackups.Result> concurrentBackups(long bytes, List<String> runTools, Path scratch, Path logs, GpdedupCommands gp,
+    /** Bad options: one line on stderr and exit code 2, before anything is generated or run. */
+    private static int badInput(String message) {
+        System.err.println("compare: " + message);
+        return 2;
+    }
+
+    private List<ConcurrentBackups.Result> concurrentBackups(TableShape shape, long bytes, List<String> runTools, Path scratch, Path logs, GpdedupCommands gp,
             PrintStream progress) throws IOException {
         List<ConcurrentBackups.Result> out = new ArrayList<>();
         for (int n : concurrent) {
@@ -224,7 +237,7 @@ public final class CompareCommand implements Callable<Integer> {
             }
             Path dir = scratch.resolve("concurrent-" + n);
             progress.println(n + " concurrent streams of " + ByteSize.binary(bytes / n) + ", load average " + ProcStat.loadAverage() + " ...");
-            List<StreamFile> streams = StreamSet.unrelated(dir.resolve("streams"), bytes, n, seed, Math.min(2, Runtime.getRuntime().availableProcessors()));
+            List<StreamFile> streams = StreamSet.unrelated(dir.resolve("streams"), shape, bytes, n, seed, Math.min(2, Runtime.getRuntime().availableProcessors()));
             for (String t : runTools) {
                 if (t.equals(Report.GPDEDUP_S3)) {
                     continue;
@@ -263,14 +276,14 @@ public final class CompareCommand implements Callable<Integer> {
         };
     }
 
-    private String header(StreamSet streams, int n, Map<String, String> versions, Map<String, String> settings, String load0, String load1,
+    private String header(TableShape shape, StreamSet streams, int n, Map<String, String> versions, Map<String, String> settings, String load0, String load1,
             Duration took) {
         StringBuilder s = new StringBuilder();
         StreamFile base = streams.base();
         s.append(String.format(Locale.ROOT, "## gpdedup-bench compare: %s base stream, %d round%s%n%n", ByteSize.binary(base.length()), n,
                 n == 1 ? "" : "s"));
-        s.append(String.format(Locale.ROOT, "- stream: PostgreSQL COPY text of an `orders` table (id, timestamp, numeric, short and long text, NULLs), "
-                + "seed %d, %d bytes, compresses %.2fx with zstd -3%n", seed, base.length(), streams.zstdRatio()));
+        s.append(String.format(Locale.ROOT, "- stream: PostgreSQL COPY text of a `%s` table (%s), seed %d, %d bytes, compresses %.2fx with zstd -3%n",
+                shape.label(), shape.columns(), seed, base.length(), streams.zstdRatio()));
         for (StreamFile f : streams.files().subList(1, streams.files().size())) {
             s.append(String.format(Locale.ROOT, "- then %s: %d bytes, %s MB of rows new since the version before%n", f.label(), f.length(),
                     ByteSize.megabytes(f.leastNewBytes())));

@@ -3,6 +3,7 @@ package io.gpdedup.bench.compare;
 import com.github.luben.zstd.ZstdOutputStream;
 import io.gpdedup.bench.workload.Mutation;
 import io.gpdedup.bench.workload.TableVersion;
+import io.gpdedup.pg.TableShape;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -19,8 +20,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * The four table versions a comparison backs up, one after the other: a base of the requested
- * size, then 5% of rows updated in one clustered run, then 1% new rows inserted in 10 runs in the
+ * The four table versions a comparison backs up, one after the other: a base table of the
+ * requested shape and size, then 5% of rows updated in one clustered run, then 1% new rows inserted in 10 runs in the
  * middle, then 0.1% of rows updated one by one at scattered places. Each version changes the one
  * before it, as a table does between nightly backups. Written to files once, so that every tool
  * reads exactly the same bytes and generation costs no tool anything.
@@ -54,8 +55,8 @@ final class StreamSet {
     }
 
     /** The table versions of a comparison, in order, without generating anything. */
-    public static List<TableVersion> versions(long baseBytes, long seed) {
-        TableVersion base = TableVersion.baseOfSize(seed, baseBytes);
+    public static List<TableVersion> versions(TableShape table, long baseBytes, long seed) {
+        TableVersion base = TableVersion.baseOfSize(table, seed, baseBytes);
         TableVersion clustered = new Mutation.ClusteredUpdate(CLUSTERED_FRACTION).applyTo(base, seed + 1);
         TableVersion inserted = new Mutation.InsertedRuns(INSERTED_FRACTION, INSERTED_RUNS).applyTo(clustered, seed + 2);
         TableVersion scattered = new Mutation.ScatteredUpdates(SCATTERED_FRACTION).applyTo(inserted, seed + 3);
@@ -65,18 +66,20 @@ final class StreamSet {
     private static final String MANIFEST = "streams.properties";
 
     /**
-     * The streams in {@code dir} if a previous run wrote them there for the same size and seed and
-     * they still have their recorded lengths; otherwise generates them there. Saves the minutes of
+     * The streams in {@code dir} if a previous run wrote them there for the same table, size and
+     * seed and they still have their recorded lengths; otherwise generates them there. Saves the minutes of
      * generation when tuning one tool against the same bytes.
      */
-    static StreamSet reuseOrGenerate(Path dir, long baseBytes, long seed, int threads) throws IOException {
+    static StreamSet reuseOrGenerate(Path dir, TableShape table, long baseBytes, long seed, int threads) throws IOException {
         Path manifest = dir.resolve(MANIFEST);
         if (Files.isRegularFile(manifest)) {
             java.util.Properties p = new java.util.Properties();
             try (InputStream in = Files.newInputStream(manifest)) {
                 p.load(in);
             }
-            if (String.valueOf(baseBytes).equals(p.getProperty("size")) && String.valueOf(seed).equals(p.getProperty("seed"))) {
+            // Streams written before there was a choice of table are of the orders table.
+            if (String.valueOf(baseBytes).equals(p.getProperty("size")) && String.valueOf(seed).equals(p.getProperty("seed"))
+                    && table.label().equals(p.getProperty("table", TableShape.ORDERS.label()))) {
                 List<StreamFile> files = new ArrayList<>();
                 for (int i = 0; i < 4; i++) {
                     String k = "file." + i + ".";
@@ -94,8 +97,9 @@ final class StreamSet {
                 }
             }
         }
-        StreamSet set = generate(dir, baseBytes, seed, threads);
+        StreamSet set = generate(dir, table, baseBytes, seed, threads);
         java.util.Properties p = new java.util.Properties();
+        p.setProperty("table", table.label());
         p.setProperty("size", String.valueOf(baseBytes));
         p.setProperty("seed", String.valueOf(seed));
         p.setProperty("zstd", String.valueOf(set.zstdRatio()));
@@ -115,9 +119,9 @@ final class StreamSet {
     }
 
     /** Writes the four versions into {@code dir} on {@code threads} threads. */
-    public static StreamSet generate(Path dir, long baseBytes, long seed, int threads) throws IOException {
+    public static StreamSet generate(Path dir, TableShape table, long baseBytes, long seed, int threads) throws IOException {
         Files.createDirectories(dir);
-        List<TableVersion> v = versions(baseBytes, seed);
+        List<TableVersion> v = versions(table, baseBytes, seed);
         String[] steps = {"base", "clustered", "inserted", "scattered"};
         String[] labels = {
             "base table",
@@ -158,13 +162,13 @@ final class StreamSet {
      * {@code count} base tables of {@code totalBytes / count} bytes each with seeds of their own,
      * so that no two share content: the streams of segments that back up at the same time.
      */
-    static List<StreamFile> unrelated(Path dir, long totalBytes, int count, long seed, int threads) throws IOException {
+    static List<StreamFile> unrelated(Path dir, TableShape table, long totalBytes, int count, long seed, int threads) throws IOException {
         Files.createDirectories(dir);
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try {
             List<Future<Written>> written = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                TableVersion version = TableVersion.baseOfSize(seed + 1000 + i, totalBytes / count);
+                TableVersion version = TableVersion.baseOfSize(table, seed + 1000 + i, totalBytes / count);
                 Path file = dir.resolve("stream-" + i + ".copy");
                 written.add(pool.submit(() -> write(version, file, false)));
             }

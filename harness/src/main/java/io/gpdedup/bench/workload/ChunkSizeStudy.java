@@ -6,6 +6,8 @@ import com.github.luben.zstd.ZstdOutputStream;
 import io.gpdedup.dedup.chunk.ChunkStream;
 import io.gpdedup.dedup.chunk.Chunker;
 import io.gpdedup.dedup.chunk.ChunkerParams;
+import io.gpdedup.pg.TableShape;
+import io.gpdedup.store.OneLineUsageErrors;
 import io.gpdedup.store.chunk.Fingerprint;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,7 +28,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -65,7 +66,7 @@ public final class ChunkSizeStudy implements Callable<Integer> {
     private static final double MIB = 1 << 20;
 
     public static void main(String[] args) {
-        int code = new CommandLine(new ChunkSizeStudy()).execute(args);
+        int code = OneLineUsageErrors.on(new ChunkSizeStudy()).execute(args);
         if (code != 0) {
             System.exit(code);
         }
@@ -78,7 +79,7 @@ public final class ChunkSizeStudy implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         long started = System.nanoTime();
-        TableVersion base = TableVersion.baseOfSize(seed, sizeMib << 20);
+        TableVersion base = TableVersion.baseOfSize(TableShape.ORDERS, seed, sizeMib << 20);
         Map<String, TableVersion> versions = new LinkedHashMap<>();
         List<Mutation> standard = Mutation.standard();
         for (int i = 0; i < standard.size(); i++) {

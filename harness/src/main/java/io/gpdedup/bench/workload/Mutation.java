@@ -43,7 +43,7 @@ public sealed interface Mutation {
             List<RowRun> out = at.copy(0, from, 0);
             at.copy(from + k, v.rowCount(), 0, out);
             at.copy(from, from + k, 1, out);
-            return new TableVersion(v.seed(), out, v.nextId());
+            return v.with(out, v.nextId());
         }
 
         @Override
@@ -81,7 +81,7 @@ public sealed interface Mutation {
                 prev = positions[i];
             }
             at.copy(prev, v.rowCount(), 0, out);
-            return new TableVersion(v.seed(), out, id);
+            return v.with(out, id);
         }
 
         @Override
@@ -101,7 +101,7 @@ public sealed interface Mutation {
             long k = count(fraction, v.rowCount());
             List<RowRun> out = new ArrayList<>(v.runs());
             out.add(new RowRun(v.nextId(), k, 0));
-            return new TableVersion(v.seed(), out, v.nextId() + k);
+            return v.with(out, v.nextId() + k);
         }
 
         @Override
@@ -132,7 +132,7 @@ public sealed interface Mutation {
                 prev = p + 1;
             }
             at.copy(prev, v.rowCount(), 0, out);
-            return new TableVersion(v.seed(), out, v.nextId());
+            return v.with(out, v.nextId());
         }
 
         @Override

@@ -1,8 +1,9 @@
 package io.gpdedup.bench.workload;
 
+import io.gpdedup.pg.CopyTable;
 import io.gpdedup.pg.CopyTextStream;
-import io.gpdedup.pg.OrdersTable;
 import io.gpdedup.pg.RowRun;
+import io.gpdedup.pg.TableShape;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -10,17 +11,19 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * One version of the {@code orders} table as gpbackup would COPY it: rows in physical (heap)
- * order, described as runs of consecutive ids. Rows are generated when the stream is read, so a
- * version of any size costs only its run list (a few entries per mutation).
+ * One version of a generated table ({@link TableShape}) as gpbackup would COPY it: rows in
+ * physical (heap) order, described as runs of consecutive ids. Rows are generated when the stream
+ * is read, so a version of any size costs only its run list (a few entries per mutation).
  */
 public final class TableVersion {
+    private final TableShape shape;
     private final long seed;
     private final List<RowRun> runs;
     private final long nextId;
     private final long rowCount;
 
-    TableVersion(long seed, List<RowRun> runs, long nextId) {
+    private TableVersion(TableShape shape, long seed, List<RowRun> runs, long nextId) {
+        this.shape = shape;
         this.seed = seed;
         this.runs = Collections.unmodifiableList(merge(runs));
         this.nextId = nextId;
@@ -28,23 +31,32 @@ public final class TableVersion {
     }
 
     /** Rows 1..rows at revision 0, in id order: a freshly loaded table. */
-    public static TableVersion base(long seed, long rows) {
+    public static TableVersion base(TableShape shape, long seed, long rows) {
         if (rows < 1) {
             throw new IllegalArgumentException("a table needs at least one row, got " + rows);
         }
-        return new TableVersion(seed, List.of(new RowRun(1, rows, 0)), rows + 1);
+        return new TableVersion(shape, seed, List.of(new RowRun(1, rows, 0)), rows + 1);
     }
 
     /** A base version of about {@code bytes} of COPY text (row count from the mean of a 4,000-row sample). */
-    public static TableVersion baseOfSize(long seed, long bytes) {
-        OrdersTable table = new OrdersTable(seed);
-        byte[] row = new byte[OrdersTable.MAX_ROW_BYTES];
+    public static TableVersion baseOfSize(TableShape shape, long seed, long bytes) {
+        CopyTable table = shape.rows(seed);
+        byte[] row = new byte[CopyTable.MAX_ROW_BYTES];
         long sample = 0;
         int n = 4000;
         for (int id = 1; id <= n; id++) {
             sample += table.writeRow(id, 0, row, 0);
         }
-        return base(seed, Math.max(1, Math.round(bytes / ((double) sample / n))));
+        return base(shape, seed, Math.max(1, Math.round(bytes / ((double) sample / n))));
+    }
+
+    /** The next version of this table: the same rows' generator, rows in the order of {@code newRuns}. */
+    TableVersion with(List<RowRun> newRuns, long newNextId) {
+        return new TableVersion(shape, seed, newRuns, newNextId);
+    }
+
+    public TableShape shape() {
+        return shape;
     }
 
     public long seed() {
@@ -67,7 +79,7 @@ public final class TableVersion {
 
     /** The table's COPY text, generated as it is read. */
     public InputStream open() {
-        return new CopyTextStream(seed, runs);
+        return new CopyTextStream(shape.rows(seed), runs);
     }
 
     /**
@@ -77,18 +89,19 @@ public final class TableVersion {
     public long changedBytesSince(TableVersion earlier) {
         List<RowRun> byId = new ArrayList<>(earlier.runs);
         byId.sort(Comparator.comparingLong(RowRun::firstId));
-        OrdersTable table = new OrdersTable(seed);
-        byte[] row = new byte[OrdersTable.MAX_ROW_BYTES];
+        boolean sameTable = earlier.shape == shape && earlier.seed == seed;
+        CopyTable table = shape.rows(seed);
+        byte[] row = new byte[CopyTable.MAX_ROW_BYTES];
         long bytes = 0;
         for (RowRun run : runs) {
             RowRun first = find(byId, run.firstId());
-            if (earlier.seed == seed && first != null && first.revision() == run.revision()
+            if (sameTable && first != null && first.revision() == run.revision()
                     && first.endId() >= run.endId()) {
                 continue;
             }
             for (long id = run.firstId(); id < run.endId(); id++) {
                 RowRun old = find(byId, id);
-                if (old == null || old.revision() != run.revision() || earlier.seed != seed) {
+                if (old == null || old.revision() != run.revision() || !sameTable) {
                     bytes += table.writeRow(id, run.revision(), row, 0);
                 }
             }
@@ -129,6 +142,6 @@ public final class TableVersion {
 
     @Override
     public String toString() {
-        return "TableVersion[seed=" + seed + ", rows=" + rowCount + ", runs=" + runs.size() + "]";
+        return "TableVersion[" + shape.label() + ", seed=" + seed + ", rows=" + rowCount + ", runs=" + runs.size() + "]";
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.pg.TableShape;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -82,7 +83,7 @@ class ComparisonTest {
 
     @Test
     void everyToolDoesAStepBeforeAnyDoesTheNextAndTheOrderRotates(@TempDir Path dir) throws IOException {
-        StreamSet streams = StreamSet.generate(dir, 64 << 10, 1, 1);
+        StreamSet streams = StreamSet.generate(dir, TableShape.ORDERS, 64 << 10, 1, 1);
         List<String> log = new ArrayList<>();
         List<MemoryTool> made = new ArrayList<>();
         Comparison c = new Comparison(streams, List.of("a", "b"), (name, d) -> {
@@ -102,7 +103,7 @@ class ComparisonTest {
 
     @Test
     void aRestoreThatDiffersFromTheStreamIsRecordedAsAFailure(@TempDir Path dir) throws IOException {
-        StreamSet streams = StreamSet.generate(dir, 64 << 10, 2, 1);
+        StreamSet streams = StreamSet.generate(dir, TableShape.ORDERS, 64 << 10, 2, 1);
         StreamFile base = streams.base();
         // The tool backs up the base bytes, but the restore must equal the scattered version.
         StreamFile wrong = new StreamFile("scattered", "s", base.path(), base.length(), streams.files().get(3).sha256(), 1);

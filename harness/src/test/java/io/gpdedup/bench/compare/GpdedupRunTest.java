@@ -3,6 +3,7 @@ package io.gpdedup.bench.compare;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.pg.TableShape;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -27,7 +28,7 @@ class GpdedupRunTest {
 
     @Test
     void aRoundBacksUpChangesAndRestoresThroughTheRelay(@TempDir Path dir) throws IOException {
-        StreamSet streams = StreamSet.generate(dir.resolve("streams"), 4L << 20, 11, 2);
+        StreamSet streams = StreamSet.generate(dir.resolve("streams"), TableShape.ORDERS, 4L << 20, 11, 2);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         Comparison c = new Comparison(streams, List.of("gpdedup"),
                 (name, d) -> new GpdedupTool(commands(), d, dir.resolve("logs"), Map.of(), false, null, null, 120), List.of(Step.values()),

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.pg.TableShape;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,11 +13,14 @@ import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class StreamSetTest {
-    @Test
-    void writesFourVersionsWithTheirHashesAndChangedBytes(@TempDir Path dir) throws IOException {
-        StreamSet set = StreamSet.generate(dir, 2L << 20, 7, 2);
+    @ParameterizedTest
+    @EnumSource(TableShape.class)
+    void writesFourVersionsWithTheirHashesAndChangedBytes(TableShape table, @TempDir Path dir) throws IOException {
+        StreamSet set = StreamSet.generate(dir, table, 2L << 20, 7, 2);
         List<StreamFile> f = set.files();
         assertEquals(List.of("base", "clustered", "inserted", "scattered"), f.stream().map(StreamFile::step).toList());
         for (StreamFile s : f) {
@@ -40,7 +44,7 @@ class StreamSetTest {
 
     @Test
     void unrelatedStreamsSplitTheSizeAndShareNoContent(@TempDir Path dir) throws IOException {
-        List<StreamFile> f = StreamSet.unrelated(dir, 2L << 20, 2, 7, 2);
+        List<StreamFile> f = StreamSet.unrelated(dir, TableShape.ORDERS, 2L << 20, 2, 7, 2);
         assertEquals(2, f.size());
         for (StreamFile s : f) {
             byte[] bytes = Files.readAllBytes(s.path());
@@ -57,23 +61,38 @@ class StreamSetTest {
 
     @Test
     void theSameSeedGivesTheSameBytes(@TempDir Path dir) throws IOException {
-        StreamSet a = StreamSet.generate(dir.resolve("a"), 1L << 20, 3, 1);
-        StreamSet b = StreamSet.generate(dir.resolve("b"), 1L << 20, 3, 2);
+        StreamSet a = StreamSet.generate(dir.resolve("a"), TableShape.ORDERS, 1L << 20, 3, 1);
+        StreamSet b = StreamSet.generate(dir.resolve("b"), TableShape.ORDERS, 1L << 20, 3, 2);
         assertEquals(a.files().stream().map(StreamFile::sha256).toList(), b.files().stream().map(StreamFile::sha256).toList());
     }
 
     @Test
-    void reusesStreamsOfTheSameSizeAndSeedAndRegeneratesOthers(@TempDir Path dir) throws IOException {
-        StreamSet first = StreamSet.reuseOrGenerate(dir, 1L << 20, 3, 2);
+    void reusesStreamsOfTheSameTableSizeAndSeedAndRegeneratesOthers(@TempDir Path dir) throws IOException {
+        StreamSet first = StreamSet.reuseOrGenerate(dir, TableShape.ORDERS, 1L << 20, 3, 2);
         java.nio.file.attribute.FileTime written = Files.getLastModifiedTime(first.base().path());
         Files.setLastModifiedTime(first.base().path(), java.nio.file.attribute.FileTime.fromMillis(0));
-        StreamSet again = StreamSet.reuseOrGenerate(dir, 1L << 20, 3, 2);
+        StreamSet again = StreamSet.reuseOrGenerate(dir, TableShape.ORDERS, 1L << 20, 3, 2);
         assertEquals(first.files(), again.files());
         assertEquals(first.zstdRatio(), again.zstdRatio());
         assertEquals(0, Files.getLastModifiedTime(again.base().path()).toMillis(), "reused, not rewritten");
-        StreamSet other = StreamSet.reuseOrGenerate(dir, 1L << 20, 4, 2);
+        StreamSet other = StreamSet.reuseOrGenerate(dir, TableShape.ORDERS, 1L << 20, 4, 2);
         assertNotEquals(first.base().sha256(), other.base().sha256());
         assertTrue(written.toMillis() > 0);
+        StreamSet lineitem = StreamSet.reuseOrGenerate(dir, TableShape.LINEITEM, 1L << 20, 4, 2);
+        assertNotEquals(other.base().sha256(), lineitem.base().sha256());
+        assertEquals(lineitem.files(), StreamSet.reuseOrGenerate(dir, TableShape.LINEITEM, 1L << 20, 4, 2).files());
+    }
+
+    @Test
+    void manifestsFromBeforeTheChoiceOfTableAreOrders(@TempDir Path dir) throws IOException {
+        StreamSet first = StreamSet.reuseOrGenerate(dir, TableShape.ORDERS, 1L << 20, 3, 2);
+        Path manifest = dir.resolve("streams.properties");
+        Files.write(manifest, Files.readAllLines(manifest).stream().filter(l -> !l.startsWith("table=")).toList());
+        Files.setLastModifiedTime(first.base().path(), java.nio.file.attribute.FileTime.fromMillis(0));
+        assertEquals(first.files(), StreamSet.reuseOrGenerate(dir, TableShape.ORDERS, 1L << 20, 3, 2).files());
+        assertEquals(0, Files.getLastModifiedTime(first.base().path()).toMillis(), "reused, not rewritten");
+        StreamSet lineitem = StreamSet.reuseOrGenerate(dir, TableShape.LINEITEM, 1L << 20, 3, 2);
+        assertNotEquals(first.base().sha256(), lineitem.base().sha256());
     }
 
     private static byte[] sha256(byte[] b) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.pg.TableShape;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class MutationTest {
-    private static final TableVersion BASE = TableVersion.base(7, 4000);
+    private static final TableVersion BASE = TableVersion.base(TableShape.ORDERS, 7, 4000);
     private static final List<String> BASE_ROWS = CopyRows.rows(CopyRows.text(BASE));
 
     private static long changedRowBytes(List<String> rows) {
@@ -130,13 +131,13 @@ class MutationTest {
 
     @Test
     void hugeVersionsCostOnlyTheirRunList() {
-        TableVersion tib = TableVersion.baseOfSize(1, 1L << 40);
+        TableVersion tib = TableVersion.baseOfSize(TableShape.ORDERS, 1, 1L << 40);
         assertTrue(tib.rowCount() > 1_000_000_000L, "a TiB is billions of rows: " + tib.rowCount());
         TableVersion next = new Mutation.Sequence(List.of(new Mutation.ClusteredUpdate(0.05),
                 new Mutation.InsertedRuns(0.01, 10), new Mutation.Append(0.02))).applyTo(tib, 1);
         assertTrue(next.runs().size() <= 3 + 2 * 10 + 1, next.toString());
         // Scattered updates cost two runs per updated row, still nothing proportional to the bytes.
-        TableVersion gib = TableVersion.baseOfSize(1, 1L << 30);
+        TableVersion gib = TableVersion.baseOfSize(TableShape.ORDERS, 1, 1L << 30);
         TableVersion scattered = new Mutation.ScatteredUpdates(0.001).applyTo(gib, 1);
         assertTrue(scattered.runs().size() <= 2 * Math.round(0.001 * gib.rowCount()) + 1, scattered.toString());
     }

@@ -32,7 +32,7 @@ final class Authenticator {
             }
         }
         this.units = copy(units);
-        this.decoy = PasswordHash.create("decoy".toCharArray(), iterations);
+        this.decoy = PasswordHash.decoy(iterations);
         new SecureRandom().nextBytes(cacheKey);
     }
 

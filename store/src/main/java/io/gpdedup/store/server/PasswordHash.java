@@ -40,6 +40,18 @@ public final class PasswordHash {
     }
 
     /**
+     * A hash no password matches (random salt and random bytes) that costs a check the same work as
+     * a real one with {@code iterations}: made without deriving anything, so it costs nothing to make.
+     */
+    public static PasswordHash decoy(int iterations) {
+        byte[] salt = new byte[SALT_BYTES];
+        byte[] hash = new byte[HASH_BYTES];
+        RANDOM.nextBytes(salt);
+        RANDOM.nextBytes(hash);
+        return new PasswordHash(Math.max(iterations, MIN_ITERATIONS), salt, hash);
+    }
+
+    /**
      * Reads the config form.
      *
      * @throws IllegalArgumentException saying what is wrong with it (never echoing it)

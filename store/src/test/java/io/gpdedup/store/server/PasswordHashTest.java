@@ -30,6 +30,17 @@ class PasswordHashTest {
         assertNotEquals(PasswordHash.create("same".toCharArray(), 1_000).encoded(), PasswordHash.create("same".toCharArray(), 1_000).encoded());
     }
 
+    @Test
+    void aDecoyMatchesNoPasswordAndCostsAsManyIterationsAsARealHash() {
+        PasswordHash decoy = PasswordHash.decoy(1_000);
+        for (String password : new String[] {"", "decoy", "gpdedup", "correct horse"}) {
+            assertFalse(decoy.matches(password.toCharArray()), password);
+        }
+        assertEquals(1_000, decoy.iterations());
+        assertEquals(decoy.encoded().length(), PasswordHash.create("x".toCharArray(), 1_000).encoded().length(), "salt and hash of a real one's size");
+        assertNotEquals(decoy.encoded(), PasswordHash.decoy(1_000).encoded());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"", "secret", "pbkdf2-sha256$1000$AAAAAAAAAAAAAAAAAAAAAA", "sha1$1000$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAA",
         "pbkdf2-sha256$many$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAA", "pbkdf2-sha256$10$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAA",

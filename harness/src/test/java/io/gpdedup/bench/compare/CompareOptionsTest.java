@@ -1,0 +1,36 @@
+package io.gpdedup.bench.compare;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.bench.BenchRun;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What `compare` refuses before it generates or runs anything. */
+class CompareOptionsTest {
+    @Test
+    void anUnknownTableIsOneLineNamingTheTablesThereAre() {
+        BenchRun run = BenchRun.of("compare", "--table", "customers", "--tools", "borg");
+        assertEquals(2, run.exit(), run.err());
+        assertEquals(1, run.err().strip().lines().count(), run.err());
+        assertTrue(run.err().contains("unknown table \"customers\": one of orders, lineitem"), run.err());
+        assertFalse(run.err().contains("Exception"), run.err());
+    }
+
+    @Test
+    void otherBadOptionsAreOneLineAndExitTwo() {
+        for (String[] args : List.of(new String[] {"--rounds", "0"}, new String[] {"--agent", "maybe"}, new String[] {"--tools", "tar"},
+                new String[] {"--tools", "gpdedup-s3"}, new String[] {"--no-such-option"}, new String[] {"--rounds", "two"})) {
+            String[] compare = new String[args.length + 1];
+            compare[0] = "compare";
+            System.arraycopy(args, 0, compare, 1, args.length);
+            BenchRun run = BenchRun.of(compare);
+            assertEquals(2, run.exit(), String.join(" ", args) + ": " + run.err());
+            assertEquals(1, run.err().strip().lines().count(), String.join(" ", args) + ":\n" + run.err());
+            assertTrue(run.err().startsWith("compare: ") || run.err().startsWith("gpdedup-bench compare: "), run.err());
+            assertFalse(run.err().contains("Usage:"), run.err());
+        }
+    }
+}
