@@ -1,5 +1,6 @@
 package io.gpdedup.bench.compare;
 
+import io.gpdedup.bench.workload.TableShapeConverter;
 import io.gpdedup.pg.TableShape;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -71,9 +72,10 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "workload seed (default 1)")
     long seed = 1;
 
-    @Option(names = "--table", paramLabel = "NAME", description = "the table the streams are COPY text of: orders (long free-text notes, "
-            + "the default) or lineitem (a fact table of keys, numerics, dates and codes)")
-    String table = TableShape.ORDERS.label();
+    @Option(names = "--table", paramLabel = "NAME", defaultValue = "orders", converter = TableShapeConverter.class,
+            description = "the table the streams are COPY text of: orders (long free-text notes, the default) or lineitem "
+            + "(a fact table of keys, numerics, dates and codes)")
+    TableShape shape;
 
     @Option(names = "--dist", paramLabel = "DIR", description = "gpdedup installation with bin/ and lib/ (default: the one this command runs from)")
     Path dist;
@@ -118,12 +120,6 @@ public final class CompareCommand implements Callable<Integer> {
         }
         if (agent != null && !List.of("on", "off", "require").contains(agent)) {
             return badInput("--agent must be on, off or require, got '" + agent + "'");
-        }
-        TableShape shape;
-        try {
-            shape = TableShape.of(table);
-        } catch (IllegalArgumentException e) {
-            return badInput("--table: " + e.getMessage());
         }
         for (String t : tools) {
             if (!ALL_TOOLS.contains(t)) {

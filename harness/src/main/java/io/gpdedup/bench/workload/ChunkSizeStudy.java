@@ -32,10 +32,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Which average chunk size should be the default? Chunks a base version of the {@code orders}
- * table and each standard mutation of it at several averages (min = avg/4, max = avg*4) and
- * reports what a second backup would have to store (bytes of chunks the base lacks) against the
- * per-chunk costs: index memory in the store and lookup traffic on the wire. Markdown on stdout.
+ * Which average chunk size should be the default? Chunks a base version of a generated table
+ * ({@code orders} unless {@code --table} says otherwise) and each standard mutation of it at
+ * several averages (min = avg/4, max = avg*4) and reports what a second backup would have to
+ * store (bytes of chunks the base lacks) against the per-chunk costs: index memory in the store
+ * and lookup traffic on the wire. Markdown on stdout.
  */
 @Command(name = "chunk-size-study", mixinStandardHelpOptions = true,
         description = "Dedup of COPY text after typical table mutations, per average chunk size.")
@@ -45,6 +46,10 @@ public final class ChunkSizeStudy implements Callable<Integer> {
 
     @Option(names = "--seed", description = "Seed of the table and the mutations (default ${DEFAULT-VALUE}).")
     long seed = 1;
+
+    @Option(names = "--table", defaultValue = "orders", converter = TableShapeConverter.class,
+            description = "The generated table: orders or lineitem (default ${DEFAULT-VALUE}).")
+    TableShape table;
 
     @Option(names = "--avg", split = ",", description = "Average chunk sizes in bytes (default ${DEFAULT-VALUE}).")
     List<Integer> averages = List.of(16 << 10, 64 << 10, 128 << 10, 256 << 10, 1 << 20);
@@ -79,7 +84,7 @@ public final class ChunkSizeStudy implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         long started = System.nanoTime();
-        TableVersion base = TableVersion.baseOfSize(TableShape.ORDERS, seed, sizeMib << 20);
+        TableVersion base = TableVersion.baseOfSize(table, seed, sizeMib << 20);
         Map<String, TableVersion> versions = new LinkedHashMap<>();
         List<Mutation> standard = Mutation.standard();
         for (int i = 0; i < standard.size(); i++) {
@@ -122,8 +127,8 @@ public final class ChunkSizeStudy implements Callable<Integer> {
             Map<Integer, Map<String, Future<Pass>>> passes, long startedNanos) throws Exception {
         StringBuilder s = new StringBuilder();
         Pass anyBase = get(basePasses.values().iterator().next());
-        s.append(String.format(Locale.ROOT, "Base: %d rows, %.1f MiB of COPY text (seed %d); whole-stream zstd level 3: "
-                + "%.2fx.%n%n", base.rowCount(), anyBase.bytes() / MIB, seed, (double) anyBase.bytes() / baseZstd));
+        s.append(String.format(Locale.ROOT, "Base: %s table, %d rows, %.1f MiB of COPY text (seed %d); whole-stream zstd level 3: "
+                + "%.2fx.%n%n", table.label(), base.rowCount(), anyBase.bytes() / MIB, seed, (double) anyBase.bytes() / baseZstd));
 
         s.append("| mutation | rows | stream MiB | changed rows' MiB |\n|---|---|---|---|\n");
         for (Map.Entry<String, TableVersion> e : versions.entrySet()) {
