@@ -72,6 +72,11 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "workload seed (default 1)")
     long seed = 1;
 
+    @Option(names = "--copy-file", paramLabel = "FILE", description = "instead of a generated table, the COPY-text file of a real table "
+            + "(COPY t TO 'FILE'): backed up as it is, then changed row by row as the generated tables are; --size, --table and "
+            + "--streams do not apply")
+    Path copyFile;
+
     @Option(names = "--table", paramLabel = "NAME", defaultValue = "orders", converter = TableShapeConverter.class,
             description = "the table the streams are COPY text of: orders (long free-text notes, the default) or lineitem "
             + "(a fact table of keys, numerics, dates and codes)")
@@ -121,6 +126,12 @@ public final class CompareCommand implements Callable<Integer> {
         if (agent != null && !List.of("on", "off", "require").contains(agent)) {
             return badInput("--agent must be on, off or require, got '" + agent + "'");
         }
+        if (copyFile != null && streamsDir != null) {
+            return badInput("--copy-file and --streams do not go together: a file's changed versions are written anew each run");
+        }
+        if (copyFile != null && !Files.isReadable(copyFile)) {
+            return badInput("--copy-file: cannot read " + copyFile);
+        }
         for (String t : tools) {
             if (!ALL_TOOLS.contains(t)) {
                 return badInput("unknown tool '" + t + "'; tools are " + ALL_TOOLS);
@@ -143,11 +154,13 @@ public final class CompareCommand implements Callable<Integer> {
         Path scratch = Files.createTempDirectory(Files.createDirectories(workDir), "gpdedup-bench-compare-");
         progress.println("scratch directory " + scratch + "; load average " + load0);
         try {
-            progress.println("streams: " + shape.label() + " table, base " + ByteSize.binary(bytes) + " and three changed versions"
-                    + (streamsDir != null ? ", reused from " + streamsDir + " when there" : "") + " ...");
+            progress.println("streams: " + (copyFile != null ? copyFile + " and three changed versions of it"
+                    : shape.label() + " table, base " + ByteSize.binary(bytes) + " and three changed versions"
+                    + (streamsDir != null ? ", reused from " + streamsDir + " when there" : "")) + " ...");
             long g0 = System.nanoTime();
             int threads = Math.min(2, Runtime.getRuntime().availableProcessors());
-            StreamSet streams = streamsDir != null ? StreamSet.reuseOrGenerate(streamsDir, shape, bytes, seed, threads)
+            StreamSet streams = copyFile != null ? CopyFileStreams.of(copyFile, scratch.resolve("streams"), seed)
+                    : streamsDir != null ? StreamSet.reuseOrGenerate(streamsDir, shape, bytes, seed, threads)
                     : StreamSet.generate(scratch.resolve("streams"), shape, bytes, seed, threads);
             progress.printf(Locale.ROOT, "streams ready in %.1f s%n", (System.nanoTime() - g0) / 1e9);
             Path logs = scratch.resolve("logs");
@@ -173,7 +186,7 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
             List<ConcurrentBackups.Result> batches = profile != null ? List.of()
-                    : concurrentBackups(shape, bytes, runTools, scratch, logs, gp, progress);
+                    : concurrentBackups(shape, copyFile != null ? streams.base().length() : bytes, runTools, scratch, logs, gp, progress);
             String load1 = ProcStat.loadAverage();
             Report report = new Report(streams, runTools, observations, batches);
             out.print(header(shape, streams, n, versions, settings, load0, load1, Duration.between(started, Instant.now())));
@@ -233,7 +246,8 @@ public final class CompareCommand implements Callable<Integer> {
             }
             Path dir = scratch.resolve("concurrent-" + n);
             progress.println(n + " concurrent streams of " + ByteSize.binary(bytes / n) + ", load average " + ProcStat.loadAverage() + " ...");
-            List<StreamFile> streams = StreamSet.unrelated(dir.resolve("streams"), shape, bytes, n, seed, Math.min(2, Runtime.getRuntime().availableProcessors()));
+            List<StreamFile> streams = copyFile != null ? CopyFileStreams.pieces(copyFile, dir.resolve("streams"), n)
+                    : StreamSet.unrelated(dir.resolve("streams"), shape, bytes, n, seed, Math.min(2, Runtime.getRuntime().availableProcessors()));
             for (String t : runTools) {
                 if (t.equals(Report.GPDEDUP_S3)) {
                     continue;
@@ -278,8 +292,13 @@ public final class CompareCommand implements Callable<Integer> {
         StreamFile base = streams.base();
         s.append(String.format(Locale.ROOT, "## gpdedup-bench compare: %s base stream, %d round%s%n%n", ByteSize.binary(base.length()), n,
                 n == 1 ? "" : "s"));
-        s.append(String.format(Locale.ROOT, "- stream: PostgreSQL COPY text of a `%s` table (%s), seed %d, %d bytes, compresses %.2fx with zstd -3%n",
-                shape.label(), shape.columns(), seed, base.length(), streams.zstdRatio()));
+        if (copyFile != null) {
+            s.append(String.format(Locale.ROOT, "- stream: the COPY-text file `%s`, %d bytes, compresses %.2fx with zstd -3; its rows changed with seed %d%n",
+                    copyFile, base.length(), streams.zstdRatio(), seed));
+        } else {
+            s.append(String.format(Locale.ROOT, "- stream: PostgreSQL COPY text of a `%s` table (%s), seed %d, %d bytes, compresses %.2fx with zstd -3%n",
+                    shape.label(), shape.columns(), seed, base.length(), streams.zstdRatio()));
+        }
         for (StreamFile f : streams.files().subList(1, streams.files().size())) {
             s.append(String.format(Locale.ROOT, "- then %s: %d bytes, %s MB of rows new since the version before%n", f.label(), f.length(),
                     ByteSize.megabytes(f.leastNewBytes())));

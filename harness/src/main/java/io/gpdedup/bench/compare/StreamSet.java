@@ -234,7 +234,8 @@ final class StreamSet {
         return (p == Math.rint(p) ? String.valueOf((long) p) : String.valueOf(p)) + "%";
     }
 
-    private static final class CountingSink extends OutputStream {
+    /** Counts what is written to it and keeps nothing. */
+    static final class CountingSink extends OutputStream {
         long count;
 
         @Override
