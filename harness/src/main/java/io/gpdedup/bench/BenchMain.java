@@ -1,7 +1,7 @@
 package io.gpdedup.bench;
 
 import io.gpdedup.store.BuildVersion;
-import io.gpdedup.store.OneLineUsageErrors;
+import io.gpdedup.store.OneLineErrors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -27,7 +27,7 @@ public final class BenchMain implements Runnable {
 
     /** Runs the command line and returns its exit code (tests call this instead of main). */
     public static int run(String... args) {
-        return OneLineUsageErrors.on(new BenchMain()).execute(args);
+        return OneLineErrors.on(new BenchMain()).execute(args);
     }
 
     @Override

@@ -22,8 +22,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code gpdedup-bench compare}: gpdedup against restic and borg on the same generated COPY-text
- * streams, with the issue's targets as ratios. Progress on stderr, the markdown report on stdout.
+ * {@code gpdedup-bench compare}: gpdedup against restic and borg on the same COPY-text streams
+ * (a generated table or a user's file, and three changed versions of it), with the targets as
+ * ratios. Progress on stderr, the markdown report on stdout.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
         exitCodeListHeading = "%nExit status:%n",
@@ -217,7 +218,8 @@ public final class CompareCommand implements Callable<Integer> {
             }
             return 0;
         } catch (IOException | RuntimeException e) {
-            keepAfterFailure = true;
+            // Worth keeping only when some tool ran and left logs; a failure before (the streams) leaves nothing to look at.
+            keepAfterFailure = Files.isDirectory(scratch.resolve("logs"));
             throw e;
         } finally {
             if (keep) {

@@ -27,6 +27,9 @@ import java.util.SplittableRandom;
  * written to a directory of their own.
  */
 final class CopyFileStreams {
+    /** Enough rows that each change touches at least one and the inserted runs have rows of their own. */
+    static final int MIN_ROWS = 1000;
+
     private CopyFileStreams() {
     }
 
@@ -34,27 +37,28 @@ final class CopyFileStreams {
     static StreamSet of(Path file, Path dir, long seed) throws IOException {
         Files.createDirectories(dir);
         Scan base = scan(file);
-        if (base.lines < 2) {
-            throw new IOException(file + " has fewer than two rows: a comparison needs a table of many");
+        if (base.lines < MIN_ROWS) {
+            throw new IOException(file + " has " + base.lines + (base.lines == 1 ? " row" : " rows") + "; a comparison needs a table of at least "
+                    + MIN_ROWS);
         }
         List<StreamFile> files = new ArrayList<>();
         files.add(new StreamFile("base", "base table (" + file.getFileName() + ")", file, base.length, base.sha256, base.length));
 
         SplittableRandom random = new SplittableRandom(seed);
-        long moved = Math.max(1, base.lines * 5 / 100);
+        long moved = share(base.lines, StreamSet.CLUSTERED_FRACTION);
         long from = random.nextLong(base.lines - moved + 1);
         Path clustered = dir.resolve("clustered.copy");
         Written c = write(file, clustered, new Clustered(from, from + moved, dir.resolve("clustered.moved"), seed));
-        files.add(c.file("clustered", "5% of rows updated in one clustered run", clustered));
+        files.add(c.file("clustered", StreamSet.CLUSTERED_LABEL, clustered));
 
-        long added = Math.max(1, base.lines / 100);
-        long[] at = distinct(random, (int) Math.min(StreamSet.INSERTED_RUNS, base.lines), base.lines);
+        long added = share(base.lines, StreamSet.INSERTED_FRACTION);
+        long[] at = distinct(random, StreamSet.INSERTED_RUNS, base.lines);
         Path inserted = dir.resolve("inserted.copy");
         Written i = write(clustered, inserted, new Inserted(at, added, dir.resolve("inserted.run"), seed + 1));
-        files.add(i.file("inserted", "1% new rows inserted in " + at.length + " runs in the middle", inserted));
+        files.add(i.file("inserted", StreamSet.INSERTED_LABEL, inserted));
 
         long lines = base.lines + added;
-        long[] changed = distinct(random, (int) Math.max(1, Math.min(lines / 1000, Integer.MAX_VALUE - 8)), lines);
+        long[] changed = distinct(random, (int) Math.min(share(lines, StreamSet.SCATTERED_FRACTION), Integer.MAX_VALUE - 8), lines);
         Path scattered = dir.resolve("scattered.copy");
         Written s = write(inserted, scattered, new Scattered(changed, seed + 2));
         files.add(s.file("scattered", "0.1% of rows updated one by one at scattered places", scattered));
@@ -283,6 +287,11 @@ final class CopyFileStreams {
             out[firstLetter] = (byte) (base + (b - base + 1) % 26);
         }
         return out;
+    }
+
+    /** {@code fraction} of {@code rows}, rounded, and at least one. */
+    static long share(long rows, double fraction) {
+        return Math.max(1, Math.round(rows * fraction));
     }
 
     /** {@code count} distinct numbers in {@code [0, bound)}, sorted. */

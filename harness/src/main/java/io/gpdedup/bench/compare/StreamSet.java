@@ -21,16 +21,20 @@ import java.util.concurrent.Future;
 
 /**
  * The four table versions a comparison backs up, one after the other: a base table of the
- * requested shape and size, then 5% of rows updated in one clustered run, then 1% new rows inserted in 10 runs in the
- * middle, then 0.1% of rows updated one by one at scattered places. Each version changes the one
- * before it, as a table does between nightly backups. Written to files once, so that every tool
- * reads exactly the same bytes and generation costs no tool anything.
+ * requested shape and size, then 5% of rows updated in one clustered run, then 1% new rows
+ * inserted in 10 runs in the middle, then 0.1% of rows updated one by one at scattered places.
+ * Each version changes the one before it, as a table does between nightly backups. Written to
+ * files once, so that every tool reads exactly the same bytes and generation costs no tool
+ * anything.
  */
 final class StreamSet {
     static final double CLUSTERED_FRACTION = 0.05;
     static final double INSERTED_FRACTION = 0.01;
     static final int INSERTED_RUNS = 10;
     static final double SCATTERED_FRACTION = 0.001;
+    static final String CLUSTERED_LABEL = percent(CLUSTERED_FRACTION) + " of rows updated in one clustered run";
+    static final String INSERTED_LABEL = percent(INSERTED_FRACTION) + " new rows inserted in " + INSERTED_RUNS + " runs in the middle";
+    static final String SCATTERED_LABEL = percent(SCATTERED_FRACTION) + " of rows updated one by one at scattered places";
 
     private final List<StreamFile> files;
     private final double zstdRatio;
@@ -67,8 +71,8 @@ final class StreamSet {
 
     /**
      * The streams in {@code dir} if a previous run wrote them there for the same table, size and
-     * seed and they still have their recorded lengths; otherwise generates them there. Saves the minutes of
-     * generation when tuning one tool against the same bytes.
+     * seed and they still have their recorded lengths; otherwise generates them there. Saves the
+     * minutes of generation when tuning one tool against the same bytes.
      */
     static StreamSet reuseOrGenerate(Path dir, TableShape table, long baseBytes, long seed, int threads) throws IOException {
         Path manifest = dir.resolve(MANIFEST);
@@ -123,12 +127,7 @@ final class StreamSet {
         Files.createDirectories(dir);
         List<TableVersion> v = versions(table, baseBytes, seed);
         String[] steps = {"base", "clustered", "inserted", "scattered"};
-        String[] labels = {
-            "base table",
-            percent(CLUSTERED_FRACTION) + " of rows updated in one clustered run",
-            percent(INSERTED_FRACTION) + " new rows inserted in " + INSERTED_RUNS + " runs in the middle",
-            percent(SCATTERED_FRACTION) + " of rows updated one by one at scattered places",
-        };
+        String[] labels = {"base table", CLUSTERED_LABEL, INSERTED_LABEL, SCATTERED_LABEL};
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try {
             List<Future<Written>> written = new ArrayList<>();

@@ -7,7 +7,7 @@ import io.gpdedup.dedup.chunk.ChunkStream;
 import io.gpdedup.dedup.chunk.Chunker;
 import io.gpdedup.dedup.chunk.ChunkerParams;
 import io.gpdedup.pg.TableShape;
-import io.gpdedup.store.OneLineUsageErrors;
+import io.gpdedup.store.OneLineErrors;
 import io.gpdedup.store.chunk.Fingerprint;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,7 +71,7 @@ public final class ChunkSizeStudy implements Callable<Integer> {
     private static final double MIB = 1 << 20;
 
     public static void main(String[] args) {
-        int code = OneLineUsageErrors.on(new ChunkSizeStudy()).execute(args);
+        int code = OneLineErrors.on(new ChunkSizeStudy()).execute(args);
         if (code != 0) {
             System.exit(code);
         }

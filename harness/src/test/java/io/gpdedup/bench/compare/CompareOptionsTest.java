@@ -5,8 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.bench.BenchRun;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What `compare` refuses before it generates or runs anything. */
 class CompareOptionsTest {
@@ -17,6 +21,21 @@ class CompareOptionsTest {
         assertEquals(1, run.err().strip().lines().count(), run.err());
         assertTrue(run.err().contains("unknown table \"customers\": one of orders, lineitem"), run.err());
         assertFalse(run.err().contains("Exception"), run.err());
+    }
+
+    @Test
+    void aFailureWhileRunningIsOneLineAndExitOne(@TempDir Path dir) throws IOException {
+        Path tiny = Files.writeString(dir.resolve("tiny.copy"), "1\ta\n2\tb\n3\tc\n");
+        BenchRun run = BenchRun.of("compare", "--copy-file", tiny.toString(), "--tools", "borg", "--concurrent", "0",
+                "--work-dir", dir.toString());
+        assertEquals(1, run.exit(), run.err());
+        List<String> lines = run.err().strip().lines().toList();
+        assertEquals("gpdedup-bench compare: " + tiny + " has 3 rows; a comparison needs a table of at least 1000", lines.get(lines.size() - 1),
+                run.err());
+        assertFalse(run.err().contains("Exception") || run.err().contains("\tat "), run.err());
+        try (var left = Files.list(dir)) {
+            assertEquals(List.of(tiny), left.toList(), "no scratch directory kept when no tool ran");
+        }
     }
 
     @Test

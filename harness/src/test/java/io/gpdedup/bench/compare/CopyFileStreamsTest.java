@@ -44,7 +44,7 @@ class CopyFileStreamsTest {
 
         // Clustered: 5% of rows leave one run and come back at the end, changed, each as long as it was.
         List<String> clustered = lines(f.get(1).path());
-        int moved = base.size() * 5 / 100;
+        int moved = (int) CopyFileStreams.share(base.size(), StreamSet.CLUSTERED_FRACTION);
         List<String> kept = clustered.subList(0, base.size() - moved);
         List<String> back = clustered.subList(base.size() - moved, base.size());
         int from = firstDifference(base, kept);
@@ -57,7 +57,7 @@ class CopyFileStreamsTest {
 
         // Inserted: 1% new rows in runs, every old row still there in order.
         List<String> inserted = lines(f.get(2).path());
-        assertEquals(clustered.size() + clustered.size() / 100, inserted.size());
+        assertEquals(clustered.size() + CopyFileStreams.share(clustered.size(), StreamSet.INSERTED_FRACTION), inserted.size());
         assertEquals(f.get(1).length() + f.get(2).leastNewBytes(), f.get(2).length());
         assertEquals(clustered, withoutNew(inserted, clustered));
 
@@ -73,7 +73,7 @@ class CopyFileStreamsTest {
                 changedBytes += scattered.get(i).length();
             }
         }
-        assertEquals(inserted.size() / 1000, changed);
+        assertEquals(CopyFileStreams.share(inserted.size(), StreamSet.SCATTERED_FRACTION), changed);
         assertEquals(changedBytes, f.get(3).leastNewBytes());
     }
 

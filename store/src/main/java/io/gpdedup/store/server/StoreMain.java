@@ -1,7 +1,7 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.BuildVersion;
-import io.gpdedup.store.OneLineUsageErrors;
+import io.gpdedup.store.OneLineErrors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -25,7 +25,7 @@ public final class StoreMain implements java.util.concurrent.Callable<Integer> {
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT %4$s %3$s: %5$s%6$s%n");
         }
-        return OneLineUsageErrors.on(new StoreMain()).execute(args);
+        return OneLineErrors.on(new StoreMain()).execute(args);
     }
 
     @Override

@@ -12,7 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A bad command line gets one line naming the command and its help, exit code 2, and nothing runs. */
-class OneLineUsageErrorsTest {
+class OneLineErrorsTest {
     @Test
     void badCommandLinesAreOneLineAndExitTwo() {
         for (List<String> args : List.of(List.of("serve", "--bogus"), List.of("serve", "--port", "eighty"), List.of("serve", "--port"),
