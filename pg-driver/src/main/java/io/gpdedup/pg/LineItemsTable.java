@@ -115,7 +115,7 @@ public final class LineItemsTable implements CopyTable {
         return 90_000 + (partKey / 10) % 20_001 + 100L * (partKey % 1000);
     }
 
-    /** Words until the next one would pass 10 to 43 characters. */
+    /** Whole words up to a length drawn from 10 to 43 characters (a first word even if it is longer); returns the length. */
     private int writeComment(RowRandom r) {
         int limit = 10 + r.nextInt(MAX_COMMENT - 10 + 1);
         int n = VOCABULARY.appendWord(r, comment, 0);
