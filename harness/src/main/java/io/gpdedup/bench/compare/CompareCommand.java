@@ -235,7 +235,7 @@ public final class CompareCommand implements Callable<Integer> {
 
     /** Bad options: one line on stderr and exit code 2, before anything is generated or run. */
     private static int badInput(String message) {
-        System.err.println("compare: " + message);
+        System.err.println("gpdedup-bench compare: " + message);
         return 2;
     }
 

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 
 /**
  * The streams of a comparison made from a COPY-text file a user gives (a real table, as
@@ -52,7 +53,8 @@ final class CopyFileStreams {
         files.add(c.file("clustered", StreamSet.CLUSTERED_LABEL, clustered));
 
         long added = share(base.lines, StreamSet.INSERTED_FRACTION);
-        long[] at = distinct(random, StreamSet.INSERTED_RUNS, base.lines);
+        // Runs start early enough that the last one still has rows to copy.
+        long[] at = distinct(random, StreamSet.INSERTED_RUNS, base.lines - added);
         Path inserted = dir.resolve("inserted.copy");
         Written i = write(clustered, inserted, new Inserted(at, added, dir.resolve("inserted.run"), seed + 1));
         files.add(i.file("inserted", StreamSet.INSERTED_LABEL, inserted));
@@ -61,7 +63,7 @@ final class CopyFileStreams {
         long[] changed = distinct(random, (int) Math.min(share(lines, StreamSet.SCATTERED_FRACTION), Integer.MAX_VALUE - 8), lines);
         Path scattered = dir.resolve("scattered.copy");
         Written s = write(inserted, scattered, new Scattered(changed, seed + 2));
-        files.add(s.file("scattered", "0.1% of rows updated one by one at scattered places", scattered));
+        files.add(s.file("scattered", StreamSet.SCATTERED_LABEL, scattered));
         return new StreamSet(files, (double) base.length / base.zstdLength);
     }
 
@@ -122,9 +124,8 @@ final class CopyFileStreams {
         /** Writes what row {@code index} becomes; returns the bytes of rows it wrote that the version before lacks. */
         long row(long index, byte[] line, int length, OutputStream out) throws IOException;
 
-        /** Anything left to write after the last row; returns its new bytes. */
-        default long end(OutputStream out) throws IOException {
-            return 0;
+        /** Writes what is left after the last row (rows held back, already counted as new by {@link #row}). */
+        default void end(OutputStream out) throws IOException {
         }
     }
 
@@ -143,7 +144,7 @@ final class CopyFileStreams {
             while (in.next()) {
                 newBytes += change.row(index++, in.line, in.length, out);
             }
-            newBytes += change.end(out);
+            change.end(out);
         }
         return new Written(Files.size(to), HexFormat.of().formatHex(sha.digest()), newBytes);
     }
@@ -175,11 +176,10 @@ final class CopyFileStreams {
         }
 
         @Override
-        public long end(OutputStream out) throws IOException {
+        public void end(OutputStream out) throws IOException {
             moved.close();
             Files.copy(spill, out);
             Files.delete(spill);
-            return 0;
         }
     }
 
@@ -223,11 +223,10 @@ final class CopyFileStreams {
         }
 
         @Override
-        public long end(OutputStream out) throws IOException {
+        public void end(OutputStream out) throws IOException {
             if (originals != null && left > 0) {
                 flushOriginals(out);
             }
-            return 0;
         }
 
         private void flushOriginals(OutputStream out) throws IOException {
@@ -296,7 +295,7 @@ final class CopyFileStreams {
 
     /** {@code count} distinct numbers in {@code [0, bound)}, sorted. */
     private static long[] distinct(SplittableRandom random, int count, long bound) {
-        java.util.TreeSet<Long> picked = new java.util.TreeSet<>();
+        TreeSet<Long> picked = new TreeSet<>();
         while (picked.size() < count) {
             picked.add(random.nextLong(bound));
         }
