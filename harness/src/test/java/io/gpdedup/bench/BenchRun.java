@@ -1,8 +1,6 @@
 package io.gpdedup.bench;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.gpdedup.testsupport.ConsoleCapture;
 import java.util.function.IntSupplier;
 
 /** One {@code gpdedup-bench} command run in this JVM as its main runs it, stdout and stderr captured. */
@@ -13,19 +11,8 @@ public record BenchRun(int exit, String out, String err) {
 
     /** Runs {@code command} (returning its exit code) with stdout and stderr captured. */
     public static BenchRun capture(IntSupplier command) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream stdout = System.out;
-        PrintStream stderr = System.err;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int exit = command.getAsInt();
-            return new BenchRun(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(stdout);
-            System.setErr(stderr);
-        }
+        ConsoleCapture c = ConsoleCapture.run(command);
+        return new BenchRun(c.exit(), c.out(), c.err());
     }
 
     @Override

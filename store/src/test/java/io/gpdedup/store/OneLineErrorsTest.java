@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.store.server.StoreMain;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.gpdedup.testsupport.ConsoleCapture;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -17,17 +15,9 @@ class OneLineErrorsTest {
     void badCommandLinesAreOneLineAndExitTwo() {
         for (List<String> args : List.of(List.of("serve", "--bogus"), List.of("serve", "--port", "eighty"), List.of("serve", "--port"),
                 List.of("verify", "--nonsense"), List.of("no-such-command"))) {
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            PrintStream stderr = System.err;
-            int exit;
-            try {
-                System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-                exit = StoreMain.run(args.toArray(String[]::new));
-            } finally {
-                System.setErr(stderr);
-            }
-            String text = err.toString(StandardCharsets.UTF_8);
-            assertEquals(2, exit, args + ": " + text);
+            ConsoleCapture run = ConsoleCapture.run(() -> StoreMain.run(args.toArray(String[]::new)));
+            String text = run.err();
+            assertEquals(2, run.exit(), args + ": " + text);
             assertEquals(1, text.strip().lines().count(), args + ":\n" + text);
             assertTrue(text.startsWith("gpdedup-store"), text);
             assertTrue(text.strip().endsWith("--help)"), text);

@@ -17,17 +17,15 @@ import java.util.List;
 public record Recipe(List<ChunkRef> chunks, long totalLength, byte[] streamSha256, byte[] chunkListSha256) {
     public Recipe {
         chunks = List.copyOf(chunks);
-        if (streamSha256 != null && streamSha256.length == Fingerprint.LENGTH) {
-            streamSha256 = streamSha256OfField(streamSha256); // zero bytes are "none" here too, as on disk and the wire
-        }
-        if (streamSha256 == null && chunkListSha256 == null) {
-            throw new IllegalArgumentException("a recipe needs a stream SHA-256 or a chunk list SHA-256");
-        }
         if (streamSha256 != null) {
             if (streamSha256.length != Fingerprint.LENGTH) {
                 throw new IllegalArgumentException("a stream SHA-256 is " + Fingerprint.LENGTH + " bytes, not " + streamSha256.length);
             }
-            streamSha256 = streamSha256.clone();
+            byte[] recorded = streamSha256OfField(streamSha256); // zero bytes are "none" here too, as on disk and the wire
+            streamSha256 = recorded == null ? null : recorded.clone();
+        }
+        if (streamSha256 == null && chunkListSha256 == null) {
+            throw new IllegalArgumentException("a recipe needs a stream SHA-256 or a chunk list SHA-256");
         }
         if (chunkListSha256 != null) {
             if (chunkListSha256.length != Fingerprint.LENGTH) {

@@ -14,10 +14,9 @@ import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.engine.BackupLease;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.StorageUnit;
+import io.gpdedup.testsupport.ConsoleCapture;
 import io.gpdedup.testsupport.S3Server;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -124,26 +123,17 @@ class CopyUnitTest {
     }
 
     private static String capture(Runnable r) {
-        PrintStream old = System.out;
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(b, true, StandardCharsets.UTF_8));
-        try {
-            r.run();
-        } finally {
-            System.setOut(old);
-        }
-        return b.toString(StandardCharsets.UTF_8);
+        return captured(r).out();
     }
 
     private static String captureErr(Runnable r) {
-        PrintStream old = System.err;
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(b, true, StandardCharsets.UTF_8));
-        try {
+        return captured(r).err();
+    }
+
+    private static ConsoleCapture captured(Runnable r) {
+        return ConsoleCapture.run(() -> {
             r.run();
-        } finally {
-            System.setErr(old);
-        }
-        return b.toString(StandardCharsets.UTF_8);
+            return 0;
+        });
     }
 }

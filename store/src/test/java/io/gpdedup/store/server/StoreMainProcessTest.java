@@ -16,6 +16,7 @@ import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.protocol.ChunkUpload;
+import io.gpdedup.testsupport.ConsoleCapture;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -117,17 +118,10 @@ class StoreMainProcessTest {
         Path cfg = dir.resolve("store.yaml");
         Files.writeString(cfg, "port: 0\ndata-dir: data\nunits: {u: {users: {a: '"
                 + PasswordHash.create("x".toCharArray(), 1000).encoded() + "'}}}\n");
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status;
-        try {
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            status = StoreMain.run("serve", "--config", cfg.toString(), "--appliance-profile", dir.resolve("p.yaml").toString());
-        } finally {
-            System.setErr(oldErr);
-        }
-        String said = err.toString(StandardCharsets.UTF_8);
-        assertEquals(2, status, said);
+        ConsoleCapture run = ConsoleCapture.run(
+                () -> StoreMain.run("serve", "--config", cfg.toString(), "--appliance-profile", dir.resolve("p.yaml").toString()));
+        String said = run.err();
+        assertEquals(2, run.exit(), said);
         assertEquals("gpdedup-store: --appliance-profile needs the appliance simulation (appliance.jar), which is not installed with this store\n",
                 said);
         assertTrue(Files.notExists(dir.resolve("data")), "nothing was created");
