@@ -28,10 +28,21 @@ import java.util.function.BooleanSupplier;
  * index dropped first. A chunk moved or removed by a collection meanwhile is left out of the copy;
  * the container goes only once no index entry points into it. A step holds one container's
  * re-encoded records in memory (at most a container's size, 64 MiB by default).
+ *
+ * <p>A container is judged by a sample first, every {@value #SAMPLE_STRIDE}th record in index
+ * order: when re-encoding the sample saves less than a rewrite needs, the rest is left alone (a
+ * container the sample misjudges is one near that line, where either choice gains or loses little).
+ * Data already compressed, or shrunk so far at the backup's level that a higher one adds nothing,
+ * then costs an eighth of the work instead of all of it; the sample's encodings are kept for the
+ * full pass otherwise.
  */
 final class Recompressor {
     /** A rewrite must save at least 1/this of the container's record bytes. */
     private static final int MIN_SAVING_DIVISOR = 50;
+    /** One record in this many is re-encoded first to judge the container. */
+    static final int SAMPLE_STRIDE = 8;
+    /** Fewer records than this are re-encoded whole: a sample of a few says little. */
+    static final int MIN_RECORDS_TO_SAMPLE = 8 * SAMPLE_STRIDE;
 
     /** A record of the container as the index listed it, and its re-encoded form (the same record when it did not shrink). */
     private record Planned(Fingerprint fingerprint, long offset, int oldLength, ChunkRecord record) {
@@ -62,38 +73,36 @@ final class Recompressor {
         if (!unit.hasRoomForCopies(listed)) {
             return Recompression.of(Recompression.Outcome.NO_ROOM, id); // before the work: the copy is at most this big
         }
-        List<Planned> plan = new ArrayList<>(locations.size());
-        long after = 0;
-        for (int i = 0; i < locations.size(); i++) {
-            if (!keepGoing.getAsBoolean()) {
-                return Recompression.of(Recompression.Outcome.PAUSED, id);
-            }
-            ChunkIndex.Location loc = locations.get(i);
-            Fingerprint fp = fingerprints.get(i);
-            byte[] bytes;
-            try {
-                bytes = unit.containers().read(id, loc.offset(), loc.length());
-            } catch (ContainerStore.GoneException e) {
-                return Recompression.of(Recompression.Outcome.ALREADY_SMALL, id); // collected meanwhile: nothing left to shrink
-            }
-            ChunkRecord old;
-            byte[] raw;
-            try {
-                old = ChunkRecord.decode(bytes);
-                if (!old.fingerprint().equals(fp)) {
-                    return Recompression.of(Recompression.Outcome.DAMAGED, id);
+        int n = locations.size();
+        Planned[] planned = new Planned[n];
+        if (n >= MIN_RECORDS_TO_SAMPLE) {
+            long sampleBefore = 0;
+            long sampleAfter = 0;
+            for (int i = 0; i < n; i += SAMPLE_STRIDE) {
+                Step step = reencode(id, locations.get(i), fingerprints.get(i));
+                if (step.outcome != null) {
+                    return Recompression.of(step.outcome, id);
                 }
-                raw = ChunkDecoder.decodeAndCheck(fp, Codec.ofId(old.codecId()), old.rawLength(), old.payload());
-            } catch (CorruptRecordException | StoreException | IllegalArgumentException e) {
-                return Recompression.of(Recompression.Outcome.DAMAGED, id);
+                planned[i] = step.planned;
+                sampleBefore += step.planned.oldLength();
+                sampleAfter += step.planned.record().encodedLength();
             }
-            EncodedChunk enc = codec.encode(raw, 0, raw.length);
-            ChunkRecord rec = enc.payload().length < old.payload().length
-                    ? new ChunkRecord(fp, enc.codec().id(), raw.length, enc.payload())
-                    : old;
-            plan.add(new Planned(fp, loc.offset(), loc.length(), rec));
-            after += rec.encodedLength();
+            if (sampleBefore - sampleAfter < sampleBefore / MIN_SAVING_DIVISOR) {
+                return new Recompression(Recompression.Outcome.ALREADY_SMALL, id, listed, listed);
+            }
         }
+        long after = 0;
+        for (int i = 0; i < n; i++) {
+            if (planned[i] == null) {
+                Step step = reencode(id, locations.get(i), fingerprints.get(i));
+                if (step.outcome != null) {
+                    return Recompression.of(step.outcome, id);
+                }
+                planned[i] = step.planned;
+            }
+            after += planned[i].record().encodedLength();
+        }
+        List<Planned> plan = new ArrayList<>(List.of(planned));
         if (listed - after < listed / MIN_SAVING_DIVISOR || plan.isEmpty()) {
             return new Recompression(Recompression.Outcome.ALREADY_SMALL, id, listed, listed);
         }
@@ -103,6 +112,38 @@ final class Recompressor {
         } finally {
             writeLock.unlock();
         }
+    }
+
+    /** One record re-encoded, or why the container must be left: {@code outcome} is null when {@code planned} is set. */
+    private record Step(Planned planned, Recompression.Outcome outcome) {
+    }
+
+    private Step reencode(int id, ChunkIndex.Location loc, Fingerprint fp) throws IOException {
+        if (!keepGoing.getAsBoolean()) {
+            return new Step(null, Recompression.Outcome.PAUSED);
+        }
+        byte[] bytes;
+        try {
+            bytes = unit.containers().read(id, loc.offset(), loc.length());
+        } catch (ContainerStore.GoneException e) {
+            return new Step(null, Recompression.Outcome.ALREADY_SMALL); // collected meanwhile: nothing left to shrink
+        }
+        ChunkRecord old;
+        byte[] raw;
+        try {
+            old = ChunkRecord.decode(bytes);
+            if (!old.fingerprint().equals(fp)) {
+                return new Step(null, Recompression.Outcome.DAMAGED);
+            }
+            raw = ChunkDecoder.decodeAndCheck(fp, Codec.ofId(old.codecId()), old.rawLength(), old.payload());
+        } catch (CorruptRecordException | StoreException | IllegalArgumentException e) {
+            return new Step(null, Recompression.Outcome.DAMAGED);
+        }
+        EncodedChunk enc = codec.encode(raw, 0, raw.length);
+        ChunkRecord rec = enc.payload().length < old.payload().length
+                ? new ChunkRecord(fp, enc.codec().id(), raw.length, enc.payload())
+                : old;
+        return new Step(new Planned(fp, loc.offset(), loc.length(), rec), null);
     }
 
     private Recompression swap(int id, List<Planned> plan, long after) throws IOException {

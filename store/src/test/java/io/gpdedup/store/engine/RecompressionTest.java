@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,6 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(120)
 class RecompressionTest {
     private static final EngineSettings SMALL = EngineSettings.defaults().withContainerSizeBytes(64 << 10);
+    /** Room for a 1 MiB object in one container. */
+    private static final EngineSettings ONE_CONTAINER = EngineSettings.defaults().withContainerSizeBytes(4 << 20);
     private static final int LEVEL = 9;
 
     @TempDir
@@ -96,6 +99,54 @@ class RecompressionTest {
             for (int i = 0; i < objects.length; i++) {
                 assertArrayEquals(objects[i], TestObjects.restore(unit, "db/" + i));
             }
+            assertTrue(unit.verify().ok());
+        }
+    }
+
+    /** Polls of {@code keepGoing} while one container is recompressed: one per record looked at, and one before and after. */
+    private static int recompressCountingRecords(StorageUnit unit, Recompression.Outcome expected) {
+        AtomicInteger polls = new AtomicInteger();
+        Recompression r = unit.recompressNext(LEVEL, () -> {
+            polls.incrementAndGet();
+            return true;
+        });
+        assertEquals(expected, r.outcome(), r.toString());
+        assertEquals(Recompression.Outcome.NOTHING_PENDING, unit.recompressNext(LEVEL, () -> true).outcome(), "one container");
+        return polls.get();
+    }
+
+    @Test
+    void aContainerThatWouldNotShrinkIsLeftAfterASampleOfItsRecords() {
+        byte[] random = new byte[1 << 20];
+        new Random(7).nextBytes(random);
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, ONE_CONTAINER)) {
+            StorageUnit unit = engine.unit("u1");
+            TestObjects.backup(unit, "db/random", random, 8192, Codec.NONE);
+            long records = unit.stats().chunks();
+            long before = unit.stats().physicalBytes();
+            int polls = recompressCountingRecords(unit, Recompression.Outcome.ALREADY_SMALL);
+            assertTrue(records >= Recompressor.MIN_RECORDS_TO_SAMPLE, "records: " + records);
+            assertTrue(polls <= records / Recompressor.SAMPLE_STRIDE + 2, polls + " records looked at of " + records);
+            assertEquals(before, unit.stats().physicalBytes());
+            assertArrayEquals(random, TestObjects.restore(unit, "db/random"));
+            assertTrue(unit.verify().ok());
+        }
+    }
+
+    @Test
+    void aContainerWhoseSampleShrinksIsRewrittenWholeEachRecordReencodedOnce() {
+        byte[] text = rows(11, 1 << 20);
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, ONE_CONTAINER)) {
+            StorageUnit unit = engine.unit("u1");
+            TestObjects.backup(unit, "db/rows", text, 8192, Codec.NONE);
+            long records = unit.stats().chunks();
+            long before = unit.stats().physicalBytes();
+            int polls = recompressCountingRecords(unit, Recompression.Outcome.REWRITTEN);
+            assertTrue(records >= Recompressor.MIN_RECORDS_TO_SAMPLE, "records: " + records);
+            assertTrue(polls >= records && polls <= records + 2, polls + " polls for " + records + " records: the sample's encodings are kept");
+            assertEquals(records, unit.stats().chunks());
+            assertTrue(unit.stats().physicalBytes() < before / 2, "stored " + before + " -> " + unit.stats().physicalBytes());
+            assertArrayEquals(text, TestObjects.restore(unit, "db/rows"));
             assertTrue(unit.verify().ok());
         }
     }
