@@ -103,52 +103,51 @@ class RecompressionTest {
         }
     }
 
-    /** Polls of {@code keepGoing} while one container is recompressed: one per record looked at, and one before and after. */
-    private static int recompressCountingRecords(StorageUnit unit, Recompression.Outcome expected) {
-        AtomicInteger polls = new AtomicInteger();
-        Recompression r = unit.recompressNext(LEVEL, () -> {
-            polls.incrementAndGet();
-            return true;
-        });
-        assertEquals(expected, r.outcome(), r.toString());
-        assertEquals(Recompression.Outcome.NOTHING_PENDING, unit.recompressNext(LEVEL, () -> true).outcome(), "one container");
-        return polls.get();
+    /** One object's container recompressed once: its chunks, its bytes before and after, and how many records were looked at. */
+    private record OneContainer(long records, long bytesBefore, long bytesAfter, int polls) {
+    }
+
+    /**
+     * Backs {@code data} up as 8 KiB chunks into one container of a fresh unit, recompresses it
+     * expecting {@code outcome}, checks that the object still restores and verifies, and counts the
+     * polls of {@code keepGoing}: one per record looked at, and one before and one after.
+     */
+    private OneContainer recompressOneObject(byte[] data, Recompression.Outcome outcome) {
+        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, ONE_CONTAINER)) {
+            StorageUnit unit = engine.unit("u1");
+            TestObjects.backup(unit, "db/t", data, 8192, Codec.NONE);
+            long records = unit.stats().chunks();
+            long before = unit.stats().physicalBytes();
+            assertTrue(records >= Recompressor.MIN_RECORDS_TO_SAMPLE, "records: " + records);
+            AtomicInteger polls = new AtomicInteger();
+            Recompression r = unit.recompressNext(LEVEL, () -> {
+                polls.incrementAndGet();
+                return true;
+            });
+            assertEquals(outcome, r.outcome(), r.toString());
+            assertEquals(Recompression.Outcome.NOTHING_PENDING, unit.recompressNext(LEVEL, () -> true).outcome(), "one container");
+            assertEquals(records, unit.stats().chunks());
+            assertArrayEquals(data, TestObjects.restore(unit, "db/t"));
+            assertTrue(unit.verify().ok());
+            return new OneContainer(records, before, unit.stats().physicalBytes(), polls.get());
+        }
     }
 
     @Test
     void aContainerThatWouldNotShrinkIsLeftAfterASampleOfItsRecords() {
         byte[] random = new byte[1 << 20];
         new Random(7).nextBytes(random);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, ONE_CONTAINER)) {
-            StorageUnit unit = engine.unit("u1");
-            TestObjects.backup(unit, "db/random", random, 8192, Codec.NONE);
-            long records = unit.stats().chunks();
-            long before = unit.stats().physicalBytes();
-            int polls = recompressCountingRecords(unit, Recompression.Outcome.ALREADY_SMALL);
-            assertTrue(records >= Recompressor.MIN_RECORDS_TO_SAMPLE, "records: " + records);
-            assertTrue(polls <= records / Recompressor.SAMPLE_STRIDE + 2, polls + " records looked at of " + records);
-            assertEquals(before, unit.stats().physicalBytes());
-            assertArrayEquals(random, TestObjects.restore(unit, "db/random"));
-            assertTrue(unit.verify().ok());
-        }
+        OneContainer c = recompressOneObject(random, Recompression.Outcome.ALREADY_SMALL);
+        assertTrue(c.polls() <= c.records() / Recompressor.SAMPLE_STRIDE + 2, c.polls() + " polls for " + c.records() + " records");
+        assertEquals(c.bytesBefore(), c.bytesAfter());
     }
 
     @Test
     void aContainerWhoseSampleShrinksIsRewrittenWholeEachRecordReencodedOnce() {
-        byte[] text = rows(11, 1 << 20);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, ONE_CONTAINER)) {
-            StorageUnit unit = engine.unit("u1");
-            TestObjects.backup(unit, "db/rows", text, 8192, Codec.NONE);
-            long records = unit.stats().chunks();
-            long before = unit.stats().physicalBytes();
-            int polls = recompressCountingRecords(unit, Recompression.Outcome.REWRITTEN);
-            assertTrue(records >= Recompressor.MIN_RECORDS_TO_SAMPLE, "records: " + records);
-            assertTrue(polls >= records && polls <= records + 2, polls + " polls for " + records + " records: the sample's encodings are kept");
-            assertEquals(records, unit.stats().chunks());
-            assertTrue(unit.stats().physicalBytes() < before / 2, "stored " + before + " -> " + unit.stats().physicalBytes());
-            assertArrayEquals(text, TestObjects.restore(unit, "db/rows"));
-            assertTrue(unit.verify().ok());
-        }
+        OneContainer c = recompressOneObject(rows(11, 1 << 20), Recompression.Outcome.REWRITTEN);
+        assertTrue(c.polls() >= c.records() && c.polls() <= c.records() + 2,
+                c.polls() + " polls for " + c.records() + " records: the sample's encodings are kept");
+        assertTrue(c.bytesAfter() < c.bytesBefore() / 2, "stored " + c.bytesBefore() + " -> " + c.bytesAfter());
     }
 
     @Test
