@@ -11,4 +11,11 @@ public interface CopyTable {
 
     /** Writes the row {@code (id, revision)} with its newline at {@code dst[off]}; returns the offset after it. */
     int writeRow(long id, int revision, byte[] dst, int off);
+
+    /** Fails unless {@code dst} has room for the longest row from {@code off}: rows are written without bounds checks of their own. */
+    static void checkRoom(byte[] dst, int off) {
+        if (dst.length - off < MAX_ROW_BYTES) {
+            throw new IllegalArgumentException("need " + MAX_ROW_BYTES + " bytes of room for a row");
+        }
+    }
 }

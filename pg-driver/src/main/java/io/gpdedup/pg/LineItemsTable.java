@@ -42,9 +42,7 @@ public final class LineItemsTable implements CopyTable {
 
     @Override
     public int writeRow(long id, int revision, byte[] dst, int off) {
-        if (dst.length - off < MAX_ROW_BYTES) {
-            throw new IllegalArgumentException("need " + MAX_ROW_BYTES + " bytes of room for a row");
-        }
+        CopyTable.checkRoom(dst, off);
         long orderIndex = (id - 1) / LINES_PER_ORDER;
         long orderKey = orderIndex / 8 * 32 + orderIndex % 8 + 1;
         int orderDay = FIRST_ORDER_DAY + order.reseed(seed, orderKey, ORDER_STREAM).nextInt(ORDER_DAYS);

@@ -33,9 +33,7 @@ public final class OrdersTable implements CopyTable {
 
     @Override
     public int writeRow(long id, int revision, byte[] dst, int off) {
-        if (dst.length - off < MAX_ROW_BYTES) {
-            throw new IllegalArgumentException("need " + MAX_ROW_BYTES + " bytes of room for a row");
-        }
+        CopyTable.checkRoom(dst, off);
         int d = CopyText.writeLong(id, dst, off);
         dst[d++] = CopyText.DELIMITER;
 

@@ -9,7 +9,9 @@ public enum TableShape {
     /** Long free-text notes beside a few short columns ({@link OrdersTable}). */
     ORDERS("orders", "id, timestamp, numeric, short and long text, NULLs", OrdersTable::new),
     /** A fact table of keys, amounts, dates and codes with a short comment ({@link LineItemsTable}). */
-    LINEITEM("lineitem", "keys, numerics, dates, padded codes, a short comment", LineItemsTable::new);
+    LINEITEM("lineitem", "keys, numerics, dates, padded codes, a short comment", LineItemsTable::new),
+    /** pgbench's accounts: three integers and a blank padded filler, compressing about 90 times ({@link AccountsTable}). */
+    ACCOUNTS("accounts", "three integers and a blank char(84) filler, like pgbench_accounts", AccountsTable::new);
 
     private final String label;
     private final String columns;

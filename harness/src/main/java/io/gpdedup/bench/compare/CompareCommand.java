@@ -79,8 +79,8 @@ public final class CompareCommand implements Callable<Integer> {
     Path copyFile;
 
     @Option(names = "--table", paramLabel = "NAME", defaultValue = "orders", converter = TableShapeConverter.class,
-            description = "the table the streams are COPY text of: orders (long free-text notes, the default) or lineitem "
-            + "(a fact table of keys, numerics, dates and codes)")
+            description = "the table the streams are COPY text of: orders (long free-text notes, the default), lineitem "
+            + "(a fact table of keys, numerics, dates and codes) or accounts (pgbench's: integers and a blank filler, highly compressible)")
     TableShape shape;
 
     @Option(names = "--dist", paramLabel = "DIR", description = "gpdedup installation with bin/ and lib/ (default: the one this command runs from)")

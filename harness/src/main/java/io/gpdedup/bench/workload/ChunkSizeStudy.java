@@ -48,7 +48,7 @@ public final class ChunkSizeStudy implements Callable<Integer> {
     long seed = 1;
 
     @Option(names = "--table", defaultValue = "orders", converter = TableShapeConverter.class,
-            description = "The generated table: orders or lineitem (default ${DEFAULT-VALUE}).")
+            description = "The generated table: orders, lineitem or accounts (default ${DEFAULT-VALUE}).")
     TableShape table;
 
     @Option(names = "--avg", split = ",", description = "Average chunk sizes in bytes (default ${DEFAULT-VALUE}).")

@@ -19,7 +19,7 @@ class CompareOptionsTest {
         BenchRun run = BenchRun.of("compare", "--table", "customers", "--tools", "borg");
         assertEquals(2, run.exit(), run.err());
         assertEquals(1, run.err().strip().lines().count(), run.err());
-        assertTrue(run.err().contains("unknown table \"customers\": one of orders, lineitem"), run.err());
+        assertTrue(run.err().contains("unknown table \"customers\": one of orders, lineitem, accounts"), run.err());
         assertFalse(run.err().contains("Exception"), run.err());
     }
 

@@ -39,7 +39,11 @@ class StreamSetTest {
         for (int i = 1; i < f.size(); i++) {
             assertNotEquals(f.get(i - 1).sha256(), f.get(i).sha256());
         }
-        assertTrue(set.zstdRatio() > 2 && set.zstdRatio() < 5, "COPY text compresses about 3x: " + set.zstdRatio());
+        if (table == TableShape.ACCOUNTS) {
+            assertTrue(set.zstdRatio() > 20, "integers and a blank filler compress far: " + set.zstdRatio());
+        } else {
+            assertTrue(set.zstdRatio() > 2 && set.zstdRatio() < 5, "COPY text of text and numbers compresses about 3x: " + set.zstdRatio());
+        }
     }
 
     @Test

@@ -22,7 +22,7 @@ class ChunkSizeStudyTest {
         BenchRun run = study("--table", "customers");
         assertEquals(2, run.exit(), run.err());
         assertEquals(1, run.err().strip().lines().count(), run.err());
-        assertTrue(run.err().contains("unknown table \"customers\": one of orders, lineitem"), run.err());
+        assertTrue(run.err().contains("unknown table \"customers\": one of orders, lineitem, accounts"), run.err());
     }
 
     private static BenchRun study(String... args) {
