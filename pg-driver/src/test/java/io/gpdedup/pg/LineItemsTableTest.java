@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.LocalDate;
 import java.util.List;
@@ -18,24 +15,16 @@ class LineItemsTableTest {
 
     @Test
     void postgresLoadsTheRowsAndCopiesThemOutByteForByte() throws Exception {
-        ByteArrayOutputStream text = new ByteArrayOutputStream();
-        LineItemsTable table = new LineItemsTable(5);
-        byte[] buf = new byte[CopyTable.MAX_ROW_BYTES];
-        for (int id = 1; id <= ROWS; id++) {
-            text.write(buf, 0, table.writeRow(id, id % 7 == 0 ? 2 : 0, buf, 0));
-        }
+        byte[] text = GeneratedRows.text(new LineItemsTable(5), ROWS, id -> id % 7 == 0 ? 2 : 0);
         String url = TestPostgres.shared().newDatabase("lineitem");
-        ByteArrayOutputStream copied = new ByteArrayOutputStream();
+        byte[] copied;
         try (Connection c = Jdbc.open(url)) {
-            Jdbc.execute(c, LineItemsTable.DDL);
-            assertEquals(ROWS, Jdbc.copy(c).copyIn("COPY lineitem FROM STDIN", new ByteArrayInputStream(text.toByteArray())));
-            Jdbc.copy(c).copyOut("COPY lineitem TO STDOUT", copied);
+            copied = GeneratedRows.loadAndCopyOut(c, LineItemsTable.DDL, "lineitem", text, ROWS);
             assertEquals(0, Jdbc.queryLong(c, "SELECT count(*) FROM lineitem WHERE l_receiptdate <= l_shipdate OR l_commitdate < l_shipdate - 121"));
             assertEquals(ROWS / 4, Jdbc.queryLong(c, "SELECT count(DISTINCT l_orderkey) FROM lineitem"));
         }
-        // Every row gpbackup would stream from this table is byte for byte a row the generator wrote
-        // (the heap may place a few rows in other pages' free space, so the order is not compared).
-        assertEquals(sortedLines(text), sortedLines(copied));
+        // Every row gpbackup would stream from this table is byte for byte a row the generator wrote.
+        assertEquals(GeneratedRows.sortedLines(text), GeneratedRows.sortedLines(copied));
     }
 
     @Test
@@ -69,16 +58,7 @@ class LineItemsTableTest {
         assertEquals("33", fields(table, 8 * 4 + 1, 0).get(0));
     }
 
-    private static List<String> sortedLines(ByteArrayOutputStream text) {
-        return text.toString(StandardCharsets.US_ASCII).lines().sorted().toList();
-    }
-
     private static List<String> fields(LineItemsTable table, long id, int revision) {
-        byte[] buf = new byte[CopyTable.MAX_ROW_BYTES];
-        int end = table.writeRow(id, revision, buf, 0);
-        assertEquals('\n', buf[end - 1]);
-        List<String> f = List.of(new String(buf, 0, end - 1, StandardCharsets.US_ASCII).split("\t", -1));
-        assertEquals(16, f.size());
-        return f;
+        return GeneratedRows.fields(table, id, revision, 16);
     }
 }
