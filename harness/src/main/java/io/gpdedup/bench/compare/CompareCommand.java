@@ -98,6 +98,15 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--direct", description = "connect the plugin straight to the store: no relay, so bytes sent are the plugin's chunk payloads only")
     boolean direct;
 
+    @Option(names = "--warm-up", description = "before measuring, back " + WARM_UP_MIB + " MiB of unrelated rows up through each store and host agent "
+            + "gpdedup starts, so that its figures are those of a store in service (JVMs started, code compiled); restic and borg have nothing to warm")
+    boolean warmUp;
+
+    static final int WARM_UP_MIB = 128;
+
+    /** With --warm-up, the stream every gpdedup store and agent back up before the first step; shares no row with the measured ones. */
+    private StreamFile warmUpStream;
+
     @Option(names = "--flight-recordings", paramLabel = "DIR", description = "instead of comparing: one round of gpdedup's first and repeat backups and a "
             + "restore, with flight recordings (JFR) of the plugin and the store written to DIR (of the store on S3 when --tools names gpdedup-s3)")
     Path profile;
@@ -163,6 +172,9 @@ public final class CompareCommand implements Callable<Integer> {
             StreamSet streams = copyFile != null ? CopyFileStreams.of(copyFile, scratch.resolve("streams"), seed)
                     : streamsDir != null ? StreamSet.reuseOrGenerate(streamsDir, shape, bytes, seed, threads)
                     : StreamSet.generate(scratch.resolve("streams"), shape, bytes, seed, threads);
+            if (warmUp) {
+                warmUpStream = StreamSet.unrelated(scratch.resolve("warm-up"), TableShape.ORDERS, (long) WARM_UP_MIB << 20, 1, seed + 2000, threads).get(0);
+            }
             progress.printf(Locale.ROOT, "streams ready in %.1f s%n", (System.nanoTime() - g0) / 1e9);
             Path logs = scratch.resolve("logs");
             GpdedupCommands gp = commands;
@@ -277,15 +289,19 @@ public final class CompareCommand implements Callable<Integer> {
 
     private BackupTool tool(String name, Path dir, Path logs, GpdedupCommands commands) {
         return switch (name) {
-            case Report.GPDEDUP -> new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
-                    agent, timeoutSeconds);
+            case Report.GPDEDUP -> warmed(new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
+                    agent, timeoutSeconds));
             case Report.RESTIC -> new ResticTool(dir, logs, timeoutSeconds);
             case Report.BORG -> new BorgTool(dir, logs, borgEncryption, borgCompression, timeoutSeconds);
-            case Report.GPDEDUP_S3 -> new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
+            case Report.GPDEDUP_S3 -> warmed(new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
                     agent, timeoutSeconds,
-                    new GpdedupTool.Bucket(s3Endpoint, s3Bucket, "bench-" + System.currentTimeMillis() + "-" + dir.getParent().getFileName() + "/"));
+                    new GpdedupTool.Bucket(s3Endpoint, s3Bucket, "bench-" + System.currentTimeMillis() + "-" + dir.getParent().getFileName() + "/")));
             default -> throw new IllegalArgumentException("unknown tool " + name);
         };
+    }
+
+    private GpdedupTool warmed(GpdedupTool tool) {
+        return warmUpStream == null ? tool : tool.warmingUpWith(warmUpStream);
     }
 
     private String header(TableShape shape, StreamSet streams, int n, Map<String, String> versions, Map<String, String> settings, String load0, String load1,

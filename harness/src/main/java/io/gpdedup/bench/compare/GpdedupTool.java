@@ -46,6 +46,7 @@ final class GpdedupTool implements BackupTool {
     private final Map<String, String> keys = new HashMap<>();
     private final Bucket bucket;
     private Path agentDir;
+    private StreamFile warmUp;
     private ComparedStore store;
     private WireCounter wire;
     private Path config;
@@ -73,6 +74,17 @@ final class GpdedupTool implements BackupTool {
         this.timeoutSeconds = timeoutSeconds;
     }
 
+    /**
+     * Makes {@link #open} back {@code stream} up, then wait for the store's recompression, before
+     * anything is measured: the store and the host agent then start the round as a store in service
+     * does, with their JVMs started and their code compiled. The stream must share no chunk with the
+     * measured ones; what it stores is in the repository's size before the first step.
+     */
+    GpdedupTool warmingUpWith(StreamFile stream) {
+        this.warmUp = stream;
+        return this;
+    }
+
     @Override
     public String name() {
         return bucket == null ? Report.GPDEDUP : Report.GPDEDUP_S3;
@@ -93,6 +105,8 @@ final class GpdedupTool implements BackupTool {
                 + (direct ? "plugin connected directly" : "plugin connected through a byte-counting relay")
                 + "; GPDEDUP_AGENT " + (agentMode == null ? "unset (launcher default: on)" : agentMode)
                 + ", a host agent of its own per round, started by the first call; " + commands.description()
+                + (warmUp == null ? "" : "; before the first step, store and agent warmed by a backup of " + warmUp.length() / (1 << 20)
+                    + " MiB of unrelated rows (not counted)")
                 + (bucket == null ? "" : "; units in bucket " + bucket.name() + " at " + bucket.endpoint() + " (prefix " + bucket.prefix()
                     + "), cache 1 GiB; its repository size is the store's physical bytes");
     }
@@ -133,6 +147,17 @@ final class GpdedupTool implements BackupTool {
             cmd.add("plugin_api_version");
             ToolRun.output(cmd, pluginEnv(), 60);
         }
+        if (warmUp != null) {
+            List<String> cmd = new ArrayList<>(commands.plugin());
+            cmd.addAll(List.of("backup_data", config.toString(), warmUpKey()));
+            ToolRun.run(cmd, pluginEnv(), warmUp.path(), logs.resolve("gpdedup-warm-up.log"), timeoutSeconds);
+            store.awaitRecompression(timeoutSeconds);
+        }
+    }
+
+    /** The warm-up's key: a timestamp before every measured backup's. */
+    static String warmUpKey() {
+        return key(-1);
     }
 
     private Map<String, String> pluginEnv() {

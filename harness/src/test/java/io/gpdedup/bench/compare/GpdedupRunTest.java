@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.pg.TableShape;
+import io.gpdedup.plugin.api.RemoteName;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -71,5 +72,37 @@ class GpdedupRunTest {
         String report = new Report(streams, List.of("gpdedup"), obs).gpdedupCosts();
         assertTrue(report.contains("| first backup |"), report);
         assertTrue(progress.toString(StandardCharsets.UTF_8).contains("SHA-256 ok"));
+    }
+
+    @Test
+    void aWarmUpBacksUnrelatedRowsUpBeforeTheFirstStepAndCountsNoneOfThem(@TempDir Path dir) throws IOException {
+        StreamSet streams = StreamSet.generate(dir.resolve("streams"), TableShape.ORDERS, 4L << 20, 11, 2);
+        StreamFile warm = StreamSet.unrelated(dir.resolve("warm-up"), TableShape.ORDERS, 4L << 20, 1, 2011, 1).get(0);
+        Observation cold = firstBackup(streams, dir.resolve("cold"), null);
+        Observation warmed = firstBackup(streams, dir.resolve("warm"), warm);
+
+        // The same chunks, stored once, whatever the store held before: the warm-up shares none and is not counted.
+        // (Only the unit's chunking settings, a few bytes the first backup into a unit stores, went in with the warm-up.)
+        assertTrue(Math.abs(cold.physicalGrowth() - warmed.physicalGrowth()) < 1024,
+                "stored chunk bytes " + warmed.physicalGrowth() + " warmed, " + cold.physicalGrowth() + " cold");
+        assertTrue(Math.abs(cold.result().chunkBytesSent() - warmed.result().chunkBytesSent()) < 1024,
+                "chunk bytes sent " + warmed.result().chunkBytesSent() + " warmed, " + cold.result().chunkBytesSent() + " cold");
+        assertTrue(Math.abs(warmed.repoGrowth() - cold.repoGrowth()) < cold.repoGrowth() / 20,
+                "repository growth " + warmed.repoGrowth() + " warmed, " + cold.repoGrowth() + " cold");
+        // The warm-up did run, through the same store, before the measured backup.
+        String warmKey = RemoteName.fromLocalPath(GpdedupTool.warmUpKey()).path();
+        PluginLogLine line = PluginLogLine.last(dir.resolve("warm").resolve("gpdedup").resolve("plugin-logs"), warmKey)
+                .orElseThrow(() -> new AssertionError("the warm-up logged no backup_data line"));
+        assertEquals(warm.length(), line.bytes());
+    }
+
+    private static Observation firstBackup(StreamSet streams, Path dir, StreamFile warmUp) throws IOException {
+        Comparison c = new Comparison(streams, List.of("gpdedup"), (name, d) -> {
+            GpdedupTool tool = new GpdedupTool(commands(), d, dir.resolve("logs"), Map.of(), true, null, null, 120);
+            return warmUp == null ? tool : tool.warmingUpWith(warmUp);
+        }, List.of(Step.FIRST), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        List<Observation> obs = c.round(0, dir);
+        assertTrue(obs.stream().noneMatch(Observation::failed), () -> obs.toString());
+        return obs.get(0);
     }
 }
