@@ -89,7 +89,7 @@ class GpdedupRunTest {
                 "chunk bytes sent " + warmed.result().chunkBytesSent() + " warmed, " + cold.result().chunkBytesSent() + " cold");
         assertTrue(Math.abs(warmed.repoGrowth() - cold.repoGrowth()) < cold.repoGrowth() / 20,
                 "repository growth " + warmed.repoGrowth() + " warmed, " + cold.repoGrowth() + " cold");
-        // The warm-up did run, through the same store, before the measured backup.
+        // The warm-up did run, through the same store.
         String warmKey = RemoteName.fromLocalPath(GpdedupTool.warmUpKey()).path();
         PluginLogLine line = PluginLogLine.last(dir.resolve("warm").resolve("gpdedup").resolve("plugin-logs"), warmKey)
                 .orElseThrow(() -> new AssertionError("the warm-up logged no backup_data line"));
