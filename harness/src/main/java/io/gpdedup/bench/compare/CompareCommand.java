@@ -66,16 +66,17 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--keep", description = "keep streams, repositories and logs")
     boolean keep;
 
-    @Option(names = "--streams", paramLabel = "DIR", description = "keep the generated streams in DIR and reuse them on later runs "
-            + "with the same table, size and seed (default: generate into the scratch directory and delete)")
+    @Option(names = "--streams", paramLabel = "DIR", description = "keep the streams in DIR and reuse them on later runs "
+            + "with the same table, size and seed, or the same --copy-file and seed (default: write them into the scratch directory and "
+            + "delete them)")
     Path streamsDir;
 
     @Option(names = "--seed", description = "workload seed (default 1)")
     long seed = 1;
 
     @Option(names = "--copy-file", paramLabel = "FILE", description = "instead of a generated table, the COPY-text file of a real table "
-            + "(COPY t TO 'FILE'): backed up as it is, then changed row by row as the generated tables are; --size, --table and "
-            + "--streams do not apply")
+            + "(COPY t TO 'FILE'): backed up as it is, then changed row by row as the generated tables are; --size and --table "
+            + "do not apply")
     Path copyFile;
 
     @Option(names = "--table", paramLabel = "NAME", defaultValue = "orders", converter = TableShapeConverter.class,
@@ -136,9 +137,6 @@ public final class CompareCommand implements Callable<Integer> {
         if (agent != null && !List.of("on", "off", "require").contains(agent)) {
             return badInput("--agent must be on, off or require, got '" + agent + "'");
         }
-        if (copyFile != null && streamsDir != null) {
-            return badInput("--copy-file and --streams do not go together: a file's changed versions are written anew each run");
-        }
         if (copyFile != null && !Files.isReadable(copyFile)) {
             return badInput("--copy-file: cannot read " + copyFile);
         }
@@ -165,11 +163,12 @@ public final class CompareCommand implements Callable<Integer> {
         progress.println("scratch directory " + scratch + "; load average " + load0);
         try {
             progress.println("streams: " + (copyFile != null ? copyFile + " and three changed versions of it"
-                    : shape.label() + " table, base " + ByteSize.binary(bytes) + " and three changed versions"
-                    + (streamsDir != null ? ", reused from " + streamsDir + " when there" : "")) + " ...");
+                    : shape.label() + " table, base " + ByteSize.binary(bytes) + " and three changed versions")
+                    + (streamsDir != null ? ", reused from " + streamsDir + " when there" : "") + " ...");
             long g0 = System.nanoTime();
             int threads = Math.min(2, Runtime.getRuntime().availableProcessors());
-            StreamSet streams = copyFile != null ? CopyFileStreams.of(copyFile, scratch.resolve("streams"), seed)
+            StreamSet streams = copyFile != null && streamsDir != null ? CopyFileStreams.reuseOrMake(copyFile, streamsDir, seed)
+                    : copyFile != null ? CopyFileStreams.of(copyFile, scratch.resolve("streams"), seed)
                     : streamsDir != null ? StreamSet.reuseOrGenerate(streamsDir, shape, bytes, seed, threads)
                     : StreamSet.generate(scratch.resolve("streams"), shape, bytes, seed, threads);
             if (warmUp) {

@@ -13,7 +13,9 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 
@@ -65,6 +67,19 @@ final class CopyFileStreams {
         Written s = write(inserted, scattered, new Scattered(changed, seed + 2));
         files.add(s.file("scattered", StreamSet.SCATTERED_LABEL, scattered));
         return new StreamSet(files, (double) base.length / base.zstdLength);
+    }
+
+    /**
+     * As {@link #of}, but the versions are kept in {@code dir} and used again by a later run with
+     * the same file (path, length and modification time) and seed.
+     */
+    static StreamSet reuseOrMake(Path file, Path dir, long seed) throws IOException {
+        Map<String, String> origin = new LinkedHashMap<>();
+        origin.put("copy-file", file.toAbsolutePath().normalize().toString());
+        origin.put("copy-file-length", String.valueOf(Files.size(file)));
+        origin.put("copy-file-modified", String.valueOf(Files.getLastModifiedTime(file).toMillis()));
+        origin.put("seed", String.valueOf(seed));
+        return StreamSet.reuseOrMake(dir, origin, () -> of(file, dir, seed));
     }
 
     /**

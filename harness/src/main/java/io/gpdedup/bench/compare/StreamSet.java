@@ -13,7 +13,10 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -69,49 +72,57 @@ final class StreamSet {
 
     private static final String MANIFEST = "streams.properties";
 
+    /** Makes a set of streams in a directory: a generated table's, or a user's table's versions. */
+    interface Maker {
+        StreamSet make() throws IOException;
+    }
+
     /**
      * The streams in {@code dir} if a previous run wrote them there for the same table, size and
      * seed and they still have their recorded lengths; otherwise generates them there. Saves the
      * minutes of generation when tuning one tool against the same bytes.
      */
     static StreamSet reuseOrGenerate(Path dir, TableShape table, long baseBytes, long seed, int threads) throws IOException {
+        Map<String, String> origin = new LinkedHashMap<>();
+        origin.put("table", table.label());
+        origin.put("size", String.valueOf(baseBytes));
+        origin.put("seed", String.valueOf(seed));
+        return reuseOrMake(dir, origin, () -> generate(dir, table, baseBytes, seed, threads));
+    }
+
+    /**
+     * The streams {@code dir}'s manifest lists if it records the same {@code origin} (what the
+     * streams were made from) and every file still has its recorded length; otherwise those
+     * {@code make} writes, recorded in the manifest for the next run.
+     */
+    static StreamSet reuseOrMake(Path dir, Map<String, String> origin, Maker make) throws IOException {
         Path manifest = dir.resolve(MANIFEST);
         if (Files.isRegularFile(manifest)) {
-            java.util.Properties p = new java.util.Properties();
+            Properties p = new Properties();
             try (InputStream in = Files.newInputStream(manifest)) {
                 p.load(in);
             }
             // Streams written before there was a choice of table are of the orders table.
-            if (String.valueOf(baseBytes).equals(p.getProperty("size")) && String.valueOf(seed).equals(p.getProperty("seed"))
-                    && table.label().equals(p.getProperty("table", TableShape.ORDERS.label()))) {
-                List<StreamFile> files = new ArrayList<>();
-                for (int i = 0; i < 4; i++) {
-                    String k = "file." + i + ".";
-                    Path path = dir.resolve(p.getProperty(k + "step") + ".copy");
-                    long length = Long.parseLong(p.getProperty(k + "length"));
-                    if (!Files.isRegularFile(path) || Files.size(path) != length) {
-                        files = null;
-                        break;
-                    }
-                    files.add(new StreamFile(p.getProperty(k + "step"), p.getProperty(k + "label"), path, length, p.getProperty(k + "sha256"),
-                            Long.parseLong(p.getProperty(k + "least"))));
-                }
-                if (files != null) {
-                    return new StreamSet(files, Double.parseDouble(p.getProperty("zstd")));
-                }
+            if (p.getProperty("table") == null && p.getProperty("copy-file") == null) {
+                p.setProperty("table", TableShape.ORDERS.label());
+            }
+            StreamSet kept = origin.entrySet().stream().allMatch(e -> e.getValue().equals(p.getProperty(e.getKey()))) ? listed(dir, p) : null;
+            if (kept != null) {
+                return kept;
             }
         }
-        StreamSet set = generate(dir, table, baseBytes, seed, threads);
-        java.util.Properties p = new java.util.Properties();
-        p.setProperty("table", table.label());
-        p.setProperty("size", String.valueOf(baseBytes));
-        p.setProperty("seed", String.valueOf(seed));
+        Files.createDirectories(dir);
+        StreamSet set = make.make();
+        Properties p = new Properties();
+        origin.forEach(p::setProperty);
         p.setProperty("zstd", String.valueOf(set.zstdRatio()));
         for (int i = 0; i < set.files().size(); i++) {
             StreamFile f = set.files().get(i);
             String k = "file." + i + ".";
             p.setProperty(k + "step", f.step());
             p.setProperty(k + "label", f.label());
+            // A user's table stays where it is; the versions live in dir.
+            p.setProperty(k + "path", f.path().startsWith(dir) ? dir.relativize(f.path()).toString() : f.path().toAbsolutePath().toString());
             p.setProperty(k + "length", String.valueOf(f.length()));
             p.setProperty(k + "sha256", f.sha256());
             p.setProperty(k + "least", String.valueOf(f.leastNewBytes()));
@@ -120,6 +131,23 @@ final class StreamSet {
             p.store(out, "gpdedup-bench compare streams");
         }
         return set;
+    }
+
+    /** The four files a manifest lists, or null when one is gone or has another length. */
+    private static StreamSet listed(Path dir, Properties p) throws IOException {
+        List<StreamFile> files = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            String k = "file." + i + ".";
+            // Manifests from before a user's table could be kept name each file after its step.
+            Path path = dir.resolve(p.getProperty(k + "path", p.getProperty(k + "step") + ".copy"));
+            long length = Long.parseLong(p.getProperty(k + "length"));
+            if (!Files.isRegularFile(path) || Files.size(path) != length) {
+                return null;
+            }
+            files.add(new StreamFile(p.getProperty(k + "step"), p.getProperty(k + "label"), path, length, p.getProperty(k + "sha256"),
+                    Long.parseLong(p.getProperty(k + "least"))));
+        }
+        return new StreamSet(files, Double.parseDouble(p.getProperty("zstd")));
     }
 
     /** Writes the four versions into {@code dir} on {@code threads} threads. */

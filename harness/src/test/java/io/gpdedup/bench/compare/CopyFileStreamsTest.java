@@ -13,6 +13,8 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -105,6 +107,35 @@ class CopyFileStreamsTest {
             all.write(b);
         }
         assertArrayEquals(Files.readAllBytes(file), all.toByteArray());
+    }
+
+    @Test
+    void keepsTheVersionsForTheNextRunWithTheSameFileAndSeed(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("t.copy");
+        try (InputStream in = TableVersion.baseOfSize(TableShape.LINEITEM, 4, 1L << 20).open()) {
+            Files.copy(in, file);
+        }
+        Path kept = dir.resolve("kept");
+        StreamSet first = CopyFileStreams.reuseOrMake(file, kept, 5);
+        assertEquals(file, first.base().path(), "the file itself is the base");
+        Path clustered = first.files().get(1).path();
+        assertTrue(clustered.startsWith(kept), "versions in the kept directory: " + clustered);
+        Files.setLastModifiedTime(clustered, FileTime.fromMillis(0));
+        StreamSet again = CopyFileStreams.reuseOrMake(file, kept, 5);
+        assertEquals(first.files(), again.files());
+        assertEquals(first.zstdRatio(), again.zstdRatio());
+        assertEquals(0, Files.getLastModifiedTime(clustered).toMillis(), "reused, not rewritten");
+
+        StreamSet otherSeed = CopyFileStreams.reuseOrMake(file, kept, 6);
+        assertNotEquals(first.files().get(1).sha256(), otherSeed.files().get(1).sha256());
+        // A table exported again, one row longer: its versions are made anew.
+        Files.writeString(file, Files.readAllLines(file).get(0) + "\n", StandardOpenOption.APPEND);
+        StreamSet changed = CopyFileStreams.reuseOrMake(file, kept, 6);
+        assertEquals(Files.size(file), changed.base().length());
+        assertNotEquals(otherSeed.files().get(1).sha256(), changed.files().get(1).sha256());
+        // Generated streams asked of the same directory are not the file's versions.
+        StreamSet generated = StreamSet.reuseOrGenerate(kept, TableShape.LINEITEM, changed.base().length(), 6, 1);
+        assertEquals(kept.resolve("base.copy"), generated.base().path());
     }
 
     /** Same length, same delimiters and escapes at the same places, only digits or letters replaced. */
