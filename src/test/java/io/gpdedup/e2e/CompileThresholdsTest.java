@@ -1,0 +1,52 @@
+package io.gpdedup.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.e2e.data.SeededBytes;
+import io.gpdedup.e2e.fixture.AgentHost;
+import io.gpdedup.e2e.layout.Timestamps;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The installed store and host agent, the JVMs that back up table after table, start with raised
+ * compile thresholds (build-dist's long-lived JVM flags): the many methods a backup calls only
+ * thousands of times are then never compiled at the top tier, which a first backup paid for in
+ * compiler-thread CPU (docs/benchmarks.md, "Compile thresholds").
+ */
+@Timeout(120)
+class CompileThresholdsTest {
+    private static final Pattern SCALING = Pattern.compile("-XX:CompileThresholdScaling=([0-9.]+)");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theStoreAndTheHostAgentStartWithRaisedCompileThresholds() throws Exception {
+        try (AgentHost host = AgentHost.start(dir)) {
+            host.plugin().run(new SeededBytes(1, 200_000), "backup_data", host.cfg(), host.key(0, new Timestamps().next(), 16384))
+                    .assertSucceeded();
+            String marker = host.agentDir() + "/";
+            List<String> agents = ProcessHandle.allProcesses().map(h -> h.info().commandLine().orElse(""))
+                    .filter(c -> c.contains("io.gpdedup.plugin.agent.HostAgent") && c.contains(marker)).toList();
+            assertEquals(1, agents.size(), "one host agent serves the call");
+            String store = ProcessHandle.of(host.store().pid()).flatMap(h -> h.info().commandLine()).orElseThrow();
+            assertTrue(store.contains("io.gpdedup.store.server.StoreMain"), "the store's process runs its main class");
+            assertRaised("the host agent", agents.get(0));
+            assertRaised("the store", store);
+        }
+    }
+
+    private static void assertRaised(String jvm, String commandLine) {
+        Matcher m = SCALING.matcher(commandLine);
+        // The JVM's flags come before its class path: the start of the line is enough to show.
+        assertTrue(m.find() && Double.parseDouble(m.group(1)) > 1,
+                "compile thresholds of " + jvm + " not raised: " + commandLine.substring(0, Math.min(300, commandLine.length())));
+    }
+}
