@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpdedup.e2e.fixture.Dist;
@@ -54,7 +56,20 @@ class ServiceTest {
     }
 
     @Test
+    void aStoreStartedWithSighupIgnoredSaysAReloadNeedsARestart() throws Exception {
+        Path home = dir.resolve("nohup-home");
+        StoreProcess.writeConfig(home, "data-dir: data\n", PASSWORD, 1_000);
+        try (StoreProcess store = StoreProcess.startIgnoringHangUp(home)) {
+            String stderr = Files.readString(home.resolve("store.err"));
+            assertTrue(stderr.contains("SIGHUP is ignored by this process (started under nohup?): kill -HUP will not reload the config"),
+                    stderr);
+        }
+    }
+
+    @Test
     void aServiceLogsToARotatedFileTakesNewUsersOnSighupAndAdminCommandsReadItsConfig() throws Exception {
+        // A store started from a process tree that ignores SIGHUP (this one under nohup) cannot take it: the test above.
+        assumeFalse(hangUpIgnoredHere(), "SIGHUP is ignored in this process tree (nohup?), so the store would ignore it too");
         Path home = dir.resolve("store-home");
         StoreProcess.writeConfig(home, "data-dir: data\nlog-file: logs/store.log\nlog-file-max-bytes: 4096\nlog-file-count: 3\n", PASSWORD, 1_000);
         Path config = home.resolve(".gpdedup").resolve("store.yaml");
@@ -120,11 +135,24 @@ class ServiceTest {
         assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -HUP failed");
     }
 
-    /** Waits for {@code text} in the log's files; the test's timeout bounds the wait. */
+    /** Waits for {@code text} in the log's files, for a minute at most. */
     private static void awaitLog(Path log, String text) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!logText(log).contains(text)) {
+            if (System.nanoTime() > deadline) {
+                String all = logText(log);
+                Path err = log.getParent().getParent().getParent().resolve("store.err");
+                String stderr = Files.exists(err) ? Files.readString(err) : "(no store.err)";
+                fail("no '" + text + "' in the log within a minute; its last lines:\n" + all.substring(Math.max(0, all.length() - 3000))
+                        + "\nstore.err:\n" + stderr.substring(Math.max(0, stderr.length() - 3000)));
+            }
             Thread.sleep(100);
         }
+    }
+
+    private static boolean hangUpIgnoredHere() throws IOException {
+        String mask = Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("SigIgn:")).findFirst().orElse("SigIgn: 0");
+        return (Long.parseUnsignedLong(mask.substring("SigIgn:".length()).strip(), 16) & 1L) != 0;
     }
 
     private static String logText(Path log) throws IOException {

@@ -5,6 +5,7 @@ import io.gpdedup.store.engine.StoreException;
 import io.gpdedup.store.s3.S3Backend;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -93,6 +94,10 @@ final class ServeCommand implements Callable<Integer> {
         }
         StoreService running = service;
         Signal.handle(new Signal("HUP"), sig -> reload(running));
+        if (hangUpIgnored()) {
+            LOG.log(System.Logger.Level.WARNING, "SIGHUP is ignored by this process (started under nohup?): kill -HUP will not reload "
+                    + "the config; restart the store for config changes, or start it without nohup");
+        }
         // Should the JVM exit some other way (System.exit elsewhere), still stop cleanly.
         Thread hook = new Thread(service::close, "store-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -134,6 +139,23 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "config reload from " + file + " failed, keeping the users as they were: " + e.getMessage());
         }
+    }
+
+    /**
+     * Whether this process inherited SIGHUP as ignored, as under nohup: the JVM then leaves it
+     * ignored and installs no handler, so a reload signal would change nothing without a word.
+     */
+    private static boolean hangUpIgnored() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("SigIgn:")) {
+                    return (Long.parseUnsignedLong(line.substring("SigIgn:".length()).strip(), 16) & 1L) != 0;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // No /proc to tell (not Linux): say nothing.
+        }
+        return false;
     }
 
     private Path configFile() {
