@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpdedup.e2e.data.SeededBytes;
 import io.gpdedup.e2e.layout.BackupDirectory;
 import io.gpdedup.e2e.shell.CallResult;
+import io.gpdedup.e2e.shell.IgnoredSignals;
 import io.gpdedup.e2e.shell.RunningCall;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -66,7 +67,7 @@ class InterruptedBackupTest extends PluginContract {
         List<ProcessHandle> perCallChildren = killed.descendants()
                 .filter(p -> p.info().arguments().map(a -> Arrays.asList(a).contains(key)).orElse(false)).toList();
 
-        if (signal.equals("INT") && ignoresSigint(killed.pid())) {
+        if (signal.equals("INT") && IgnoredSignals.ignores(killed.pid(), IgnoredSignals.SIGINT)) {
             // Started with SIGINT ignored (as under "nohup ... &", which every child inherits): the
             // plugin cannot see it, as a plugin of gpbackup run that way would not either.
             writer.kill();
@@ -99,16 +100,6 @@ class InterruptedBackupTest extends PluginContract {
         byte[] next = SeededBytes.array(100, 100_000);
         backupData(dir.dataKey(16385), next);
         assertArrayEquals(next, restoreData(dir.dataKey(16385)));
-    }
-
-    /** Whether process {@code pid} ignores SIGINT (bit 2 of SigIgn in /proc/PID/status). */
-    private static boolean ignoresSigint(long pid) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-            if (line.startsWith("SigIgn:")) {
-                return (Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16) & (1L << 1)) != 0;
-            }
-        }
-        return false;
     }
 
     private static void signal(RunningCall call, String signal) throws IOException, InterruptedException {

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreProcess;
+import io.gpdedup.e2e.shell.IgnoredSignals;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.server.PasswordHash;
@@ -69,7 +70,7 @@ class ServiceTest {
     @Test
     void aServiceLogsToARotatedFileTakesNewUsersOnSighupAndAdminCommandsReadItsConfig() throws Exception {
         // A store started from a process tree that ignores SIGHUP (this one under nohup) cannot take it: the test above.
-        assumeFalse(hangUpIgnoredHere(), "SIGHUP is ignored in this process tree (nohup?), so the store would ignore it too");
+        assumeFalse(IgnoredSignals.ignores(ProcessHandle.current().pid(), IgnoredSignals.SIGHUP), "SIGHUP is ignored in this process tree (nohup?), so the store would ignore it too");
         Path home = dir.resolve("store-home");
         StoreProcess.writeConfig(home, "data-dir: data\nlog-file: logs/store.log\nlog-file-max-bytes: 4096\nlog-file-count: 3\n", PASSWORD, 1_000);
         Path config = home.resolve(".gpdedup").resolve("store.yaml");
@@ -148,11 +149,6 @@ class ServiceTest {
             }
             Thread.sleep(100);
         }
-    }
-
-    private static boolean hangUpIgnoredHere() throws IOException {
-        String mask = Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("SigIgn:")).findFirst().orElse("SigIgn: 0");
-        return (Long.parseUnsignedLong(mask.substring("SigIgn:".length()).strip(), 16) & 1L) != 0;
     }
 
     private static String logText(Path log) throws IOException {
