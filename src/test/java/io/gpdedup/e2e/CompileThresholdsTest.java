@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpdedup.e2e.data.SeededBytes;
 import io.gpdedup.e2e.fixture.AgentHost;
 import io.gpdedup.e2e.layout.Timestamps;
+import io.gpdedup.e2e.shell.CommandLines;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -33,10 +34,10 @@ class CompileThresholdsTest {
             host.plugin().run(new SeededBytes(1, 200_000), "backup_data", host.cfg(), host.key(0, new Timestamps().next(), 16384))
                     .assertSucceeded();
             String marker = host.agentDir() + "/";
-            List<String> agents = ProcessHandle.allProcesses().map(h -> h.info().commandLine().orElse(""))
+            List<String> agents = ProcessHandle.allProcesses().map(h -> CommandLines.of(h.pid()).orElse(""))
                     .filter(c -> c.contains("io.gpdedup.plugin.agent.HostAgent") && c.contains(marker)).toList();
             assertEquals(1, agents.size(), "one host agent serves the call");
-            String store = ProcessHandle.of(host.store().pid()).flatMap(h -> h.info().commandLine()).orElseThrow();
+            String store = CommandLines.of(host.store().pid()).orElseThrow();
             assertTrue(store.contains("io.gpdedup.store.server.StoreMain"), "the store's process runs its main class");
             assertRaised("the host agent", agents.get(0));
             assertRaised("the store", store);
