@@ -96,9 +96,6 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--plugin-option", paramLabel = "KEY=VALUE", description = "extra dedup plugin option, e.g. compression=lz4 (repeatable)")
     Map<String, String> pluginOptions = new LinkedHashMap<>();
 
-    @Option(names = "--direct", description = "connect the plugin straight to the store: no relay, so bytes sent are the plugin's chunk payloads only")
-    boolean direct;
-
     @Option(names = "--warm-up", description = "before measuring, back " + WARM_UP_MIB + " MiB of unrelated rows up through each store and host agent "
             + "gpdedup starts, so that its figures are those of a store in service (JVMs started, code compiled); restic and borg have nothing to warm")
     boolean warmUp;
@@ -288,11 +285,11 @@ public final class CompareCommand implements Callable<Integer> {
 
     private BackupTool tool(String name, Path dir, Path logs, GpdedupCommands commands) {
         return switch (name) {
-            case Report.GPDEDUP -> warmed(new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
+            case Report.GPDEDUP -> warmed(new GpdedupTool(commands, dir, logs, pluginOptions, profile == null ? null : profile.toAbsolutePath(),
                     agent, timeoutSeconds));
             case Report.RESTIC -> new ResticTool(dir, logs, timeoutSeconds);
             case Report.BORG -> new BorgTool(dir, logs, borgEncryption, borgCompression, timeoutSeconds);
-            case Report.GPDEDUP_S3 -> warmed(new GpdedupTool(commands, dir, logs, pluginOptions, direct, profile == null ? null : profile.toAbsolutePath(),
+            case Report.GPDEDUP_S3 -> warmed(new GpdedupTool(commands, dir, logs, pluginOptions, profile == null ? null : profile.toAbsolutePath(),
                     agent, timeoutSeconds,
                     new GpdedupTool.Bucket(s3Endpoint, s3Bucket, "bench-" + System.currentTimeMillis() + "-" + dir.getParent().getFileName() + "/")));
             default -> throw new IllegalArgumentException("unknown tool " + name);

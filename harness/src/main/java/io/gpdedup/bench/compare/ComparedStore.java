@@ -32,6 +32,7 @@ final class ComparedStore implements AutoCloseable {
     private static final Pattern RECOMPRESSION_PENDING = Pattern.compile("^gpdedup_store_recompression_pending_containers (\\S+)$");
     /** Quiet time before the store recompresses, in the config {@link #writeConfig} writes. */
     static final int QUIET_SECONDS = 1;
+    private static final Pattern RECEIVED = Pattern.compile("^gpdedup_store_network_received_bytes_total ([0-9.eE+]+)$");
     private static final Pattern BUCKET_REQUESTS = Pattern.compile("^gpdedup_store_bucket_requests_total\\{operation=\"(\\w+)\"\\} ([0-9.eE+]+)$");
 
     private ComparedStore(Path home, Process process, int port, Path log) {
@@ -99,6 +100,17 @@ final class ComparedStore implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** Bytes the store has read from its client connections since it started, from its metrics; -1 when it does not say. */
+    long receivedBytes() throws IOException {
+        for (String line : metrics()) {
+            Matcher r = RECEIVED.matcher(line);
+            if (r.matches()) {
+                return (long) Double.parseDouble(r.group(1));
+            }
+        }
+        return -1;
     }
 
     /**

@@ -16,13 +16,14 @@ import java.util.Map;
  * gpdedup: one {@code gpdedup-store} with the demo config, and the plugin run per backup or
  * restore as gpbackup runs it ({@code backup_data CFG KEY < stream}, {@code restore_data CFG KEY
  * > sink}), with the plugin's defaults (zstd level 1, 64 KiB average chunks) unless told
- * otherwise. Keys follow gpbackup's naming with a new timestamp per backup. The plugin reaches the
- * store through a {@link WireCounter} unless {@code direct}.
+ * otherwise. Keys follow gpbackup's naming with a new timestamp per backup.
  *
  * <p>The installed plugin is a native launcher that hands each call to a host agent JVM, which the
  * first call starts (docs/agent.md). Each instance gives the agent a directory of its own, so the
  * first backup pays the agent's start as a user's first call does, no agent of anyone else serves
- * these calls, and the agent's CPU can be read from /proc and added to the launcher's. The agent is
+ * these calls, and the agent's CPU can be read from /proc and added to the launcher's. The bytes
+ * a backup sent are the store's own count of what it read from its connections (its metrics), so
+ * the plugin talks to the store as in production, with no relay taking CPU beside it. The agent is
  * stopped on close. With a profile directory, the store and the agent record a flight recording per
  * step through {@code jcmd}; the agent is then started before the first step, so that it is recorded.
  */
@@ -39,7 +40,6 @@ final class GpdedupTool implements BackupTool {
     private final Path dir;
     private final Path logs;
     private final Map<String, String> pluginOptions;
-    private final boolean direct;
     private final Path profileDir;
     private final long timeoutSeconds;
     private final String agentMode;
@@ -48,20 +48,19 @@ final class GpdedupTool implements BackupTool {
     private Path agentDir;
     private StreamFile warmUp;
     private ComparedStore store;
-    private WireCounter wire;
     private Path config;
 
     /**
      * @param agentMode {@code GPDEDUP_AGENT} for the plugin calls ({@code on}, {@code off}, {@code require}), or null for
      *     the launcher's default
      */
-    GpdedupTool(GpdedupCommands commands, Path dir, Path logs, Map<String, String> pluginOptions, boolean direct, Path profileDir,
+    GpdedupTool(GpdedupCommands commands, Path dir, Path logs, Map<String, String> pluginOptions, Path profileDir,
             String agentMode, long timeoutSeconds) {
-        this(commands, dir, logs, pluginOptions, direct, profileDir, agentMode, timeoutSeconds, null);
+        this(commands, dir, logs, pluginOptions, profileDir, agentMode, timeoutSeconds, null);
     }
 
     /** As above, the store keeping its units in {@code bucket} when it is not null. */
-    GpdedupTool(GpdedupCommands commands, Path dir, Path logs, Map<String, String> pluginOptions, boolean direct, Path profileDir,
+    GpdedupTool(GpdedupCommands commands, Path dir, Path logs, Map<String, String> pluginOptions, Path profileDir,
             String agentMode, long timeoutSeconds, Bucket bucket) {
         this.bucket = bucket;
         this.agentMode = agentMode;
@@ -69,7 +68,6 @@ final class GpdedupTool implements BackupTool {
         this.dir = dir;
         this.logs = logs;
         this.pluginOptions = Map.copyOf(pluginOptions);
-        this.direct = direct;
         this.profileDir = profileDir;
         this.timeoutSeconds = timeoutSeconds;
     }
@@ -102,7 +100,7 @@ final class GpdedupTool implements BackupTool {
         return "plugin defaults" + (pluginOptions.isEmpty() ? "" : " except " + pluginOptions)
                 + " (zstd level 1 unless set, chunks 16/64/256 KiB), no encryption; store with the demo unit on 127.0.0.1, recompressing "
                 + ComparedStore.QUIET_SECONDS + " s after a backup (default 30) at its default level, each backup's repository size taken once that is done, "
-                + (direct ? "plugin connected directly" : "plugin connected through a byte-counting relay")
+                + ", bytes sent as the store counted them"
                 + "; GPDEDUP_AGENT " + (agentMode == null ? "unset (launcher default: on)" : agentMode)
                 + ", a host agent of its own per round, started by the first call; " + commands.description()
                 + (warmUp == null ? "" : "; before the first step, store and agent warmed by a backup of " + warmUp.length() / (1 << 20)
@@ -118,10 +116,6 @@ final class GpdedupTool implements BackupTool {
         ComparedStore.writeConfig(dir.resolve("home"), bucket);
         store = ComparedStore.start(commands, dir.resolve("home"), logs.resolve("gpdedup-store-" + name() + ".log"), timeoutSeconds);
         int port = store.port();
-        if (!direct) {
-            wire = new WireCounter(port);
-            port = wire.port();
-        }
         Path pluginLogs = dir.resolve("plugin-logs");
         Files.createDirectories(pluginLogs);
         StringBuilder yaml = new StringBuilder();
@@ -228,7 +222,7 @@ final class GpdedupTool implements BackupTool {
         }
         List<String> cmd = new ArrayList<>(commands.plugin());
         cmd.addAll(List.of("backup_data", config.toString(), key));
-        long up0 = wire == null ? -1 : wire.bytesToServer();
+        long up0 = store.receivedBytes();
         long cpu0 = store.cpuNanos();
         Map<String, Long> req0 = store.bucketRequests();
         startRecording(snapshot);
@@ -236,11 +230,9 @@ final class GpdedupTool implements BackupTool {
                 logs.resolve("gpdedup-" + snapshot + ".log"), timeoutSeconds)));
         long cpu1 = store.cpuNanos();
         stopRecording(snapshot);
-        long up = -1;
-        if (wire != null) {
-            wire.awaitQuiet(100, 2000);
-            up = wire.bytesToServer() - up0;
-        }
+        // The plugin exits once the store has acknowledged its last frame, so the store has read them all.
+        long up1 = store.receivedBytes();
+        long up = up0 < 0 || up1 < 0 ? -1 : up1 - up0;
         String suffix = RemoteName.fromLocalPath(key).path();
         PluginLogLine line = PluginLogLine.last(dir.resolve("plugin-logs"), suffix)
                 .orElseThrow(() -> new IOException("the plugin logged no backup_data line for " + suffix + " in " + dir.resolve("plugin-logs")));
@@ -351,9 +343,6 @@ final class GpdedupTool implements BackupTool {
     public void close() throws IOException {
         try {
             stopAgent();
-            if (wire != null) {
-                wire.close();
-            }
         } finally {
             if (store != null) {
                 store.close();

@@ -28,11 +28,11 @@ class GpdedupRunTest {
     }
 
     @Test
-    void aRoundBacksUpChangesAndRestoresThroughTheRelay(@TempDir Path dir) throws IOException {
+    void aRoundBacksUpChangesAndRestoresAndCountsTheBytesSent(@TempDir Path dir) throws IOException {
         StreamSet streams = StreamSet.generate(dir.resolve("streams"), TableShape.ORDERS, 4L << 20, 11, 2);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         Comparison c = new Comparison(streams, List.of("gpdedup"),
-                (name, d) -> new GpdedupTool(commands(), d, dir.resolve("logs"), Map.of(), false, null, null, 120), List.of(Step.values()),
+                (name, d) -> new GpdedupTool(commands(), d, dir.resolve("logs"), Map.of(), null, null, 120), List.of(Step.values()),
                 new PrintStream(progress, true, StandardCharsets.UTF_8));
         List<Observation> obs = c.round(0, dir.resolve("round"));
         assertEquals(Step.values().length, obs.size());
@@ -98,7 +98,7 @@ class GpdedupRunTest {
 
     private static Observation firstBackup(StreamSet streams, Path dir, StreamFile warmUp) throws IOException {
         Comparison c = new Comparison(streams, List.of("gpdedup"), (name, d) -> {
-            GpdedupTool tool = new GpdedupTool(commands(), d, dir.resolve("logs"), Map.of(), true, null, null, 120);
+            GpdedupTool tool = new GpdedupTool(commands(), d, dir.resolve("logs"), Map.of(), null, null, 120);
             return warmUp == null ? tool : tool.warmingUpWith(warmUp);
         }, List.of(Step.FIRST), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         List<Observation> obs = c.round(0, dir);

@@ -52,6 +52,8 @@ public final class StoreMetrics {
     private final Counter putRawBytes;
     private final Counter chunksRead;
     private final Counter readPayloadBytes;
+    private final Counter receivedBytes;
+    private final Counter sentBytes;
     private final Counter commits;
     private final Counter committedLogicalBytes;
     private final Counter loginFailures;
@@ -80,6 +82,8 @@ public final class StoreMetrics {
         putRawBytes = counter("gpdedup.store.put.raw.bytes", "uncompressed bytes of the chunks received in PUT_CHUNKS");
         chunksRead = counter("gpdedup.store.chunks.read", "chunks sent in CHUNKS replies");
         readPayloadBytes = counter("gpdedup.store.read.payload.bytes", "payload bytes sent in CHUNKS replies");
+        receivedBytes = counter("gpdedup.store.network.received.bytes", "bytes read from client connections, TLS records included");
+        sentBytes = counter("gpdedup.store.network.sent.bytes", "bytes written to client connections, TLS records included");
         commits = counter("gpdedup.store.commits", "objects committed");
         committedLogicalBytes = counter("gpdedup.store.committed.logical.bytes", "total length of the objects committed");
         loginFailures = counter("gpdedup.store.login.failures", "failed logins");
@@ -242,6 +246,14 @@ public final class StoreMetrics {
                 .tag("outcome", ok ? "ok" : "error")
                 .serviceLevelObjectives(LATENCY_BUCKETS)
                 .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    void received(int bytes) {
+        receivedBytes.increment(bytes);
+    }
+
+    void sent(int bytes) {
+        sentBytes.increment(bytes);
     }
 
     void connectionOpened() {

@@ -87,6 +87,7 @@ final class StoreServer {
         ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator,
                 LoginThrottle.standard(limits.maxPendingLogins()), refusals, channels,
                 replication, collector, recompressor);
+        WireBytes wireBytes = new WireBytes(metrics);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(channelType)
@@ -102,6 +103,7 @@ final class StoreServer {
                         metrics.connectionOpened();
                         ch.closeFuture().addListener(f -> metrics.connectionClosed());
                         ChannelPipeline p = ch.pipeline();
+                        p.addLast("wire-bytes", wireBytes);
                         p.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
                         if (tls != null) {
                             p.addLast("tls-gate", tls.gate());

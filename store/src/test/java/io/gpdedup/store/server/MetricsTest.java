@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -61,6 +62,49 @@ class MetricsTest {
             }
             assertEquals(404, status(metrics, "/other"));
         }
+    }
+
+    @Test
+    void theNetworkCountersCountEveryByteCrossingTheSocket(@TempDir Path dir) throws Exception {
+        try (StoreFixture store = StoreFixture.start(dir, c -> c.withMetricsPort(0), e -> e)) {
+            InetSocketAddress metrics = store.service.metricsAddress().orElseThrow();
+            String before = get(metrics, "/metrics");
+            assertEquals(0.0, value(before, "gpdedup_store_network_received_bytes_total"));
+            assertEquals(0.0, value(before, "gpdedup_store_network_sent_bytes_total"));
+            byte[] reply;
+            // A frame length below the header: the store answers with an error and closes, so both
+            // directions are known to the byte from this side.
+            try (Socket socket = new Socket("127.0.0.1", store.port())) {
+                socket.getOutputStream().write(new byte[] {0, 0, 0, 1});
+                socket.getOutputStream().flush();
+                reply = socket.getInputStream().readAllBytes();
+            }
+            assertTrue(reply.length > 0, "the store answers a malformed frame before closing");
+            String after = awaitValue(metrics, "gpdedup_store_network_sent_bytes_total", reply.length);
+            assertEquals(4.0, value(after, "gpdedup_store_network_received_bytes_total"));
+
+            byte[] raw = new byte[100_000];
+            Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);
+            try (StoreClient client = store.connectA(); BackupSession s = client.beginBackup()) {
+                s.put(List.of(new ChunkUpload(fp, Codec.NONE, raw.length, raw))).join();
+                s.commit("a", new Recipe(List.of(new ChunkRef(fp, raw.length)), raw.length, Fingerprint.parse("5a".repeat(32)).toBytes())).join();
+            }
+            double received = value(get(metrics, "/metrics"), "gpdedup_store_network_received_bytes_total") - 4;
+            assertTrue(received > raw.length && received < raw.length + 4096,
+                    "a session that uploads one 100,000-byte chunk is that chunk and some framing, not " + received);
+        }
+    }
+
+    /** The metrics once {@code series} has reached {@code expected}: a reply is counted as it is written, which may trail the close. */
+    private static String awaitValue(InetSocketAddress metrics, String series, double expected) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        String text = get(metrics, "/metrics");
+        while (value(text, series) != expected && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            text = get(metrics, "/metrics");
+        }
+        assertEquals(expected, value(text, series), series);
+        return text;
     }
 
     private static double value(String text, String series) {
