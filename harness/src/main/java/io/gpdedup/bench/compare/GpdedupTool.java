@@ -100,7 +100,7 @@ final class GpdedupTool implements BackupTool {
         return "plugin defaults" + (pluginOptions.isEmpty() ? "" : " except " + pluginOptions)
                 + " (zstd level 1 unless set, chunks 16/64/256 KiB), no encryption; store with the demo unit on 127.0.0.1, recompressing "
                 + ComparedStore.QUIET_SECONDS + " s after a backup (default 30) at its default level, each backup's repository size taken once that is done, "
-                + ", bytes sent as the store counted them"
+                + "bytes sent on the wire as the store counted them"
                 + "; GPDEDUP_AGENT " + (agentMode == null ? "unset (launcher default: on)" : agentMode)
                 + ", a host agent of its own per round, started by the first call; " + commands.description()
                 + (warmUp == null ? "" : "; before the first step, store and agent warmed by a backup of " + warmUp.length() / (1 << 20)
@@ -230,7 +230,7 @@ final class GpdedupTool implements BackupTool {
                 logs.resolve("gpdedup-" + snapshot + ".log"), timeoutSeconds)));
         long cpu1 = store.cpuNanos();
         stopRecording(snapshot);
-        // The plugin exits once the store has acknowledged its last frame, so the store has read them all.
+        // The plugin exits only after the store has answered its commit, its last request: the store has read every byte it sent.
         long up1 = store.receivedBytes();
         long up = up0 < 0 || up1 < 0 ? -1 : up1 - up0;
         String suffix = RemoteName.fromLocalPath(key).path();
