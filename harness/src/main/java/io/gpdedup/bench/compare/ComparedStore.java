@@ -104,13 +104,7 @@ final class ComparedStore implements AutoCloseable {
 
     /** Bytes the store has read from its client connections since it started, from its metrics; -1 when it does not say. */
     long receivedBytes() throws IOException {
-        for (String line : metrics()) {
-            Matcher r = RECEIVED.matcher(line);
-            if (r.matches()) {
-                return (long) Double.parseDouble(r.group(1));
-            }
-        }
-        return -1;
+        return (long) value(RECEIVED, -1);
     }
 
     /**
@@ -120,13 +114,7 @@ final class ComparedStore implements AutoCloseable {
     void awaitRecompression(long timeoutSeconds) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         while (true) {
-            double pending = 0;
-            for (String line : metrics()) {
-                Matcher r = RECOMPRESSION_PENDING.matcher(line);
-                if (r.matches()) {
-                    pending = Double.parseDouble(r.group(1));
-                }
-            }
+            double pending = value(RECOMPRESSION_PENDING, 0);
             if (Double.isNaN(pending)) {
                 throw new IOException("gpdedup-store does not say how many containers it has left to recompress");
             }
@@ -143,6 +131,17 @@ final class ComparedStore implements AutoCloseable {
                 throw new IOException("interrupted while waiting for the store's recompression");
             }
         }
+    }
+
+    /** The value of the one-series metric {@code series} matches (its first group), {@code absent} when the store does not show it. */
+    private double value(Pattern series, double absent) throws IOException {
+        for (String line : metrics()) {
+            Matcher m = series.matcher(line);
+            if (m.matches()) {
+                return Double.parseDouble(m.group(1));
+            }
+        }
+        return absent;
     }
 
     /** The lines of the store's metrics endpoint; empty when it has none. */
