@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.e2e.data.SeededBytes;
 import io.gpdedup.e2e.fixture.AgentHost;
+import io.gpdedup.e2e.fixture.HostAgents;
 import io.gpdedup.e2e.layout.Timestamps;
 import io.gpdedup.e2e.shell.CommandLines;
 import java.nio.file.Path;
@@ -35,9 +36,7 @@ class CompileThresholdsTest {
         try (AgentHost host = AgentHost.start(dir)) {
             host.plugin().run(new SeededBytes(1, 200_000), "backup_data", host.cfg(), host.key(0, new Timestamps().next(), 16384))
                     .assertSucceeded();
-            String marker = host.agentDir() + "/";
-            List<String> agents = ProcessHandle.allProcesses().map(h -> CommandLines.of(h.pid()).orElse(""))
-                    .filter(c -> c.contains("io.gpdedup.plugin.agent.HostAgent") && c.contains(marker)).toList();
+            List<String> agents = HostAgents.serving(host.agentDir()).stream().map(h -> CommandLines.of(h.pid()).orElse("")).toList();
             assertEquals(1, agents.size(), "one host agent serves the call");
             String store = CommandLines.of(host.store().pid()).orElseThrow();
             assertTrue(store.contains("io.gpdedup.store.server.StoreMain"), "the store's process runs its main class");
