@@ -42,11 +42,7 @@ final class StoreAndPlugin implements AutoCloseable {
         StoreProcess.writeConfig(home, storeSettings, PASSWORD, 1_000);
         Path agentDir = Files.createDirectories(dir.resolve("agent"));
         Files.setPosixFilePermissions(agentDir, PosixFilePermissions.fromString("rwx------"));
-        // In-process calls get the agent's heap: without it a plugin JVM takes a quarter of the machine's
-        // memory, and a restore of tens of MiB is fetched whole before its reader pauses or its store dies.
-        Path executable = agent.equals("off") ? Dist.copyWithFlags(dir.resolve("install"), DedupFixture.EXECUTABLE, "flags", "-Xmx1g")
-                : Dist.executable(DedupFixture.EXECUTABLE);
-        PluginShell plugin = new PluginShell(executable, Files.createDirectories(dir.resolve("cwd")), Files.createDirectories(dir.resolve("home")),
+        PluginShell plugin = new PluginShell(Dist.executable(DedupFixture.EXECUTABLE), Files.createDirectories(dir.resolve("cwd")), Files.createDirectories(dir.resolve("home")),
                 Map.of("GPDEDUP_AGENT_DIR", agentDir.toString(), "GPDEDUP_AGENT", agent));
         return new StoreAndPlugin(dir, agentDir, plugin, StoreProcess.start(home));
     }
