@@ -92,6 +92,8 @@ public final class CommandDispatcher {
             return failed(err, log, command, describe(e.getCause()), in);
         } catch (IOException | RuntimeException e) {
             return failed(err, log, command, describe(e), in);
+        } catch (OutOfMemoryError e) {
+            return failed(err, log, command, outOfMemory(), in);
         } finally {
             if (log != null) {
                 log.close();
@@ -226,9 +228,20 @@ public final class CommandDispatcher {
         return 1;
     }
 
-    private static String describe(Throwable e) {
+    private String describe(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            // The workers' failures reach here wrapped.
+            if (t instanceof OutOfMemoryError) {
+                return outOfMemory();
+            }
+        }
         String m = e.getMessage();
         return m == null ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + m;
+    }
+
+    private String outOfMemory() {
+        return "out of memory: the JVM's max heap is too small for what this process holds (raise -Xmx in lib/" + plugin.name()
+                + ".launch)";
     }
 
     private static Hook.Kind hookKind(String command) {

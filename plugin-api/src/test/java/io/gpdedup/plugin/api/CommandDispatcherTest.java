@@ -27,6 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** The dispatcher against a backend that keeps objects in memory: argument handling, not storage. */
 class CommandDispatcherTest {
+    /** The table whose backup exhausts the heap. */
+    private static final int TOO_LARGE_OID = 99999;
     @TempDir
     Path dir;
     private final Map<String, byte[]> objects = new ConcurrentHashMap<>();
@@ -64,6 +66,10 @@ class CommandDispatcherTest {
 
         @Override
         public void backupData(RemoteName name, InputStream in) throws IOException {
+            if (name.path().endsWith("_" + TOO_LARGE_OID)) {
+                // As a worker's exhausted heap reaches the calling thread: wrapped.
+                throw new IOException(new OutOfMemoryError("Java heap space"));
+            }
             objects.put(name.path(), in.readAllBytes());
         }
 
@@ -243,6 +249,16 @@ class CommandDispatcherTest {
             assertTrue(log.getFileName().toString().matches("gpbackup_memory_plugin_\\d{8}\\.log"));
             assertTrue(Files.readString(log).contains("[ERROR]:-restore_data: no object"));
         }
+    }
+
+    @Test
+    void anExhaustedHeapIsOneLineNamingTheSettingAndNoObject() {
+        String tooLarge = key.replace("_16384", "_" + TOO_LARGE_OID);
+        Result r = run(new byte[] {1, 2, 3}, "backup_data", cfg.toString(), tooLarge);
+        assertEquals(1, r.status());
+        assertEquals("gpbackup_memory_plugin: backup_data: out of memory: the JVM's max heap is too small for what this process holds"
+                + " (raise -Xmx in lib/gpbackup_memory_plugin.launch)\n", r.err());
+        assertTrue(objects.isEmpty());
     }
 
     @Test
