@@ -2,7 +2,7 @@ package io.gpdedup.dedup.pipeline;
 
 import io.gpdedup.dedup.chunk.ChunkStream;
 import io.gpdedup.dedup.chunk.Chunker;
-import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.ChunkList;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.client.BackupSession;
@@ -12,6 +12,7 @@ import io.gpdedup.store.protocol.ChunkUpload;
 import java.io.IOException;
 import java.io.InputStream;
 import java.security.MessageDigest;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +49,8 @@ public final class BackupPipeline {
      */
     public Result store(InputStream in, BackupSession session, MemoryBudget.Stream stream) throws IOException {
         MessageDigest streamHash = session.needsStreamSha256() ? Fingerprint.newDigest() : null;
-        List<CompletableFuture<Batch>> batches = new ArrayList<>();
+        ArrayDeque<CompletableFuture<Batch>> batches = new ArrayDeque<>();
+        StoredChunks storedChunks = new StoredChunks();
         CompletableFuture<Void> hashed = CompletableFuture.completedFuture(null);
         long total = 0;
         long fullCost = settings.batchCost(settings.batchBytes());
@@ -62,6 +64,7 @@ public final class BackupPipeline {
                     hashed = submit(batch, session, streamHash, hashed, batches);
                     batch = null;
                     failFast(batches);
+                    storedChunks.takeDone(batches);
                     // Waits only for this stream's own batch, which the store alone completes.
                     batch = new Batch(stream.take(fullCost, true), settings);
                 }
@@ -72,21 +75,13 @@ public final class BackupPipeline {
                 batch = null;
             }
             hashed.get();
-            List<ChunkRef> refs = new ArrayList<>();
-            long newChunks = 0;
-            long newBytes = 0;
-            long sent = 0;
-            for (CompletableFuture<Batch> f : batches) {
-                Batch b = f.get();
-                for (int i = 0; i < b.fingerprints.length; i++) {
-                    refs.add(new ChunkRef(b.fingerprints[i], b.lengths[i]));
-                }
-                newChunks += b.newChunks;
-                newBytes += b.newBytes;
-                sent += b.sentBytes;
+            while (!batches.isEmpty()) {
+                storedChunks.take(batches.removeFirst().get());
             }
-            Recipe recipe = streamHash == null ? Recipe.ofChunks(refs, total) : new Recipe(refs, total, streamHash.digest()).withChunkListSha256();
-            return new Result(recipe, refs.size(), newChunks, newBytes, sent);
+            ChunkList chunkList = storedChunks.refs.build();
+            Recipe recipe = streamHash == null ? Recipe.ofChunks(chunkList, total)
+                    : new Recipe(chunkList, total, streamHash.digest()).withChunkListSha256();
+            return new Result(recipe, chunkList.size(), storedChunks.newChunks, storedChunks.newBytes, storedChunks.sentBytes);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
@@ -101,11 +96,11 @@ public final class BackupPipeline {
     }
 
     private CompletableFuture<Void> submit(Batch batch, BackupSession session, MessageDigest streamHash,
-            CompletableFuture<Void> previousHash, List<CompletableFuture<Batch>> batches) {
+            CompletableFuture<Void> previousHash, ArrayDeque<CompletableFuture<Batch>> batches) {
         // Stored means on the store's disk: until then the batch keeps its chunks (and its memory), for
         // the session to send again what a restarted store lost.
         CompletableFuture<Batch> stored = CompletableFuture.supplyAsync(batch::fingerprint, settings.workers())
-                .thenCompose(b -> session.store(b.fingerprints,
+                .thenCompose(b -> session.store(b.fingerprints, b.packedFingerprints,
                         missing -> CompletableFuture.supplyAsync(() -> b.markMissing(missing).encodeMissing(settings).uploads, settings.workers()))
                         .thenApply(v -> b));
         // The stream hash must see batches in order: chain each update after the previous one.
@@ -125,10 +120,10 @@ public final class BackupPipeline {
         return hashed;
     }
 
-    private static void failFast(List<CompletableFuture<Batch>> batches) throws ExecutionException, InterruptedException {
+    private static void failFast(ArrayDeque<CompletableFuture<Batch>> batches) throws ExecutionException, InterruptedException {
         // Stop reading stdin as soon as the store has refused something.
         if (!batches.isEmpty()) {
-            CompletableFuture<Batch> last = batches.get(batches.size() - 1);
+            CompletableFuture<Batch> last = batches.peekLast();
             if (last.isCompletedExceptionally()) {
                 last.get();
             }
@@ -146,6 +141,31 @@ public final class BackupPipeline {
         return new IOException(cause);
     }
 
+    /**
+     * What stored batches leave for the recipe and the figures, taken from them in stream order as
+     * soon as they are stored: a stream of millions of chunks keeps 36 bytes of each, not its batch.
+     */
+    private static final class StoredChunks {
+        final ChunkList.Builder refs = new ChunkList.Builder();
+        long newChunks;
+        long newBytes;
+        long sentBytes;
+
+        /** Takes the stored batches at the head of the line; the first that failed throws here. */
+        void takeDone(ArrayDeque<CompletableFuture<Batch>> batches) throws ExecutionException, InterruptedException {
+            while (!batches.isEmpty() && batches.peekFirst().isDone()) {
+                take(batches.removeFirst().get());
+            }
+        }
+
+        void take(Batch b) {
+            b.appendTo(refs);
+            newChunks += b.newChunks;
+            newBytes += b.newBytes;
+            sentBytes += b.sentBytes;
+        }
+    }
+
     /** Chunks that travel together through lookup and upload. */
     private static final class Batch {
         final MemoryBudget.Lease lease;
@@ -153,7 +173,10 @@ public final class BackupPipeline {
         final List<byte[]> chunks = new ArrayList<>();
         int[] lengths = new int[16];
         long bytes;
+        /** The chunks' fingerprints for the lookup and the uploads, until the batch is stored. */
         Fingerprint[] fingerprints;
+        /** The same 32 bytes each, back to back: what the session and the recipe keep of them. */
+        byte[] packedFingerprints;
         boolean[] missing;
         List<ChunkUpload> uploads = List.of();
         long newChunks;
@@ -177,11 +200,24 @@ public final class BackupPipeline {
         Batch fingerprint() {
             MessageDigest md = Fingerprint.newDigest();
             fingerprints = new Fingerprint[chunks.size()];
+            packedFingerprints = new byte[fingerprints.length * Fingerprint.LENGTH];
             for (int i = 0; i < fingerprints.length; i++) {
                 md.update(chunks.get(i));
                 fingerprints[i] = Fingerprint.of(md.digest());
+                fingerprints[i].copyTo(packedFingerprints, i * Fingerprint.LENGTH);
             }
             return this;
+        }
+
+        /**
+         * Hands this stored batch's entries to the end of {@code recipe}: its packed fingerprints, which
+         * the session keeps too, become a page of the recipe, not a copy.
+         */
+        void appendTo(ChunkList.Builder recipe) {
+            int n = packedFingerprints.length / Fingerprint.LENGTH;
+            recipe.adopt(packedFingerprints, java.util.Arrays.copyOf(lengths, n), n);
+            packedFingerprints = null;
+            lengths = null;
         }
 
         Batch markMissing(boolean[] m) {
@@ -212,6 +248,7 @@ public final class BackupPipeline {
         synchronized Batch release() {
             uploads = List.of();
             chunks.clear();
+            fingerprints = null;
             return this;
         }
     }

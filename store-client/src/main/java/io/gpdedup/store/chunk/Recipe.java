@@ -16,7 +16,7 @@ import java.util.List;
  */
 public record Recipe(List<ChunkRef> chunks, long totalLength, byte[] streamSha256, byte[] chunkListSha256) {
     public Recipe {
-        chunks = List.copyOf(chunks);
+        chunks = ChunkList.copyOf(chunks);
         if (streamSha256 != null) {
             if (streamSha256.length != Fingerprint.LENGTH) {
                 throw new IllegalArgumentException("a stream SHA-256 is " + Fingerprint.LENGTH + " bytes, not " + streamSha256.length);

@@ -39,6 +39,8 @@ import java.util.function.Function;
  */
 public final class BackupSession implements AutoCloseable {
     private static final byte[] NO_HASH = new byte[Fingerprint.LENGTH];
+    /** Fingerprints asked about at once when a new lease pins what the old one had stored. */
+    static final int REASK_GROUP = 1 << 16;
 
     /** A lease and the connection it is valid on. */
     record Lease(Connection connection, long id) {
@@ -49,8 +51,12 @@ public final class BackupSession implements AutoCloseable {
     private Lease lease; // guarded by lock; null while a new one is being opened
     private CompletableFuture<Lease> renewal; // guarded by lock
     private StoreClientException failure; // guarded by lock: the session cannot go on
-    /** The fingerprints of the batches {@link #store} completed: the callers' arrays, not copies. */
-    private final List<Fingerprint[]> stored = new ArrayList<>(); // guarded by lock
+    /**
+     * The fingerprints of the batches {@link #store} completed, each batch's 32 bytes a chunk back to
+     * back: a backup of millions of chunks keeps them for as long as it runs (as its recipe, which
+     * can share the arrays).
+     */
+    private final List<byte[]> stored = new ArrayList<>(); // guarded by lock
     private int leases = 1; // guarded by lock
     private final LongAdder triedAgain = new LongAdder();
     private volatile boolean ended;
@@ -124,13 +130,30 @@ public final class BackupSession implements AutoCloseable {
      * encode exactly those (it gets the answer: true = missing), puts them, and completes once the
      * store holds every chunk of the batch on disk. If the connection breaks first, it does all of
      * that again on a new lease, calling {@code uploadsFor} again: keep the batch's bytes until the
-     * future completes. The session keeps {@code fingerprints} (not a copy) to ask about them again
-     * on a later lease: do not change the array.
+     * future completes, and do not change {@code fingerprints} until then either. The session keeps
+     * a copy of them to ask about again on a later lease.
      */
     public CompletableFuture<Void> store(Fingerprint[] fingerprints, Function<boolean[], CompletableFuture<List<ChunkUpload>>> uploadsFor) {
+        byte[] packed = new byte[fingerprints.length * Fingerprint.LENGTH];
+        for (int i = 0; i < fingerprints.length; i++) {
+            fingerprints[i].copyTo(packed, i * Fingerprint.LENGTH);
+        }
+        return store(fingerprints, packed, uploadsFor);
+    }
+
+    /**
+     * As {@link #store(Fingerprint[], Function)}, for a caller that has the fingerprints packed as
+     * well ({@code packed}: the same 32 bytes each, back to back), which the session then keeps
+     * instead of a copy: do not change it afterwards.
+     */
+    public CompletableFuture<Void> store(Fingerprint[] fingerprints, byte[] packed,
+            Function<boolean[], CompletableFuture<List<ChunkUpload>>> uploadsFor) {
+        if (packed.length != fingerprints.length * Fingerprint.LENGTH) {
+            throw new IllegalArgumentException(fingerprints.length + " fingerprints packed in " + packed.length + " bytes");
+        }
         checkOpen();
         return retrying(l -> missingOn(l, fingerprints).thenCompose(uploadsFor).thenCompose(up -> putOn(l, up))
-                .thenCompose(v -> durableOn(l)).thenRun(() -> confirm(l, fingerprints)));
+                .thenCompose(v -> durableOn(l)).thenRun(() -> confirm(l, packed)));
     }
 
     /**
@@ -241,13 +264,13 @@ public final class BackupSession implements AutoCloseable {
         return l.connection().send(new Request.Sync(), ok("SYNC"));
     }
 
-    private void confirm(Lease l, Fingerprint[] fingerprints) {
+    private void confirm(Lease l, byte[] packed) {
         synchronized (lock) {
             if (lease != l) {
                 // The lease was replaced meanwhile and asked only about what was stored before: once more on the new one.
                 throw new StoreConnectionLostException("the backup lease was replaced while a batch was being stored");
             }
-            stored.add(fingerprints);
+            stored.add(packed);
         }
     }
 
@@ -365,26 +388,57 @@ public final class BackupSession implements AutoCloseable {
      */
     private CompletableFuture<Lease> reopen(Connection c) {
         return begin(c).thenCompose(next -> {
-            List<Fingerprint> all = new ArrayList<>();
+            List<byte[]> batches;
             synchronized (lock) {
-                stored.forEach(batch -> all.addAll(Arrays.asList(batch)));
+                batches = List.copyOf(stored);
             }
-            return missingOn(next, all.toArray(new Fingerprint[0])).thenApply(missing -> {
-                int lost = 0;
-                Fingerprint first = null;
-                for (int i = 0; i < missing.length; i++) {
-                    if (missing[i]) {
-                        first = first == null ? all.get(i) : first;
-                        lost++;
-                    }
-                }
-                if (lost > 0) {
-                    throw new StoreClientException("gpdedup-store at " + c.peer() + " no longer holds " + lost + " chunks (" + first
-                            + (lost > 1 ? ", ..." : "") + ") that it had stored for this backup before the connection was lost");
-                }
-                return next;
-            });
+            return stillHeld(next, batches, 0);
         });
+    }
+
+    /**
+     * Asks {@code next} about the stored batches from {@code from} on, {@link #REASK_GROUP}
+     * fingerprints at a time, so that a long backup's reconnect never holds them all as objects.
+     */
+    private CompletableFuture<Lease> stillHeld(Lease next, List<byte[]> batches, int from) {
+        if (from == batches.size()) {
+            return CompletableFuture.completedFuture(next);
+        }
+        int end = groupEnd(batches, from, REASK_GROUP);
+        List<Fingerprint> group = new ArrayList<>();
+        for (byte[] packed : batches.subList(from, end)) {
+            for (int at = 0; at < packed.length; at += Fingerprint.LENGTH) {
+                group.add(Fingerprint.of(packed, at));
+            }
+        }
+        return missingOn(next, group.toArray(new Fingerprint[0])).thenCompose(missing -> {
+            int lost = 0;
+            Fingerprint first = null;
+            for (int i = 0; i < missing.length; i++) {
+                if (missing[i]) {
+                    first = first == null ? group.get(i) : first;
+                    lost++;
+                }
+            }
+            if (lost > 0) {
+                throw new StoreClientException("gpdedup-store at " + next.connection().peer() + " no longer holds " + lost + " chunks (" + first
+                        + (lost > 1 ? ", ..." : "") + ") that it had stored for this backup before the connection was lost");
+            }
+            return stillHeld(next, batches, end);
+        });
+    }
+
+    /**
+     * The end of the group of whole batches from {@code from} on that holds at most {@code max}
+     * fingerprints, or just the batch at {@code from} when that alone holds more.
+     */
+    static int groupEnd(List<byte[]> batches, int from, int max) {
+        int to = from;
+        long fingerprints = 0;
+        while (to < batches.size() && (to == from || fingerprints + batches.get(to).length / Fingerprint.LENGTH <= max)) {
+            fingerprints += batches.get(to++).length / Fingerprint.LENGTH;
+        }
+        return to;
     }
 
     private void checkOpen() {

@@ -1,5 +1,6 @@
 package io.gpdedup.store.client;
 
+import io.gpdedup.store.chunk.ChunkList;
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
@@ -85,11 +86,11 @@ abstract class ReplyCollector<T> {
 
     static ReplyCollector<Optional<Recipe>> recipe(String name) {
         return new ReplyCollector<>("GET_RECIPE " + name, true) {
-            private final List<ChunkRef> refs = new ArrayList<>();
+            private final ChunkList.Builder refs = new ChunkList.Builder();
 
             @Override
             boolean accept(Frame frame) {
-                if (frame.message() instanceof Reply.NotFound && !frame.more() && refs.isEmpty()) {
+                if (frame.message() instanceof Reply.NotFound && !frame.more() && refs.size() == 0) {
                     future.complete(Optional.empty());
                     return true;
                 }
@@ -97,12 +98,14 @@ abstract class ReplyCollector<T> {
                     future.completeExceptionally(unexpected(frame));
                     return true;
                 }
-                refs.addAll(part.refs());
+                for (ChunkRef r : part.refs()) {
+                    refs.add(r.fingerprint(), r.length());
+                }
                 if (frame.more()) {
                     return false;
                 }
                 try {
-                    future.complete(Optional.of(new Recipe(refs, part.totalLength(), part.streamSha256(), part.chunkListSha256())));
+                    future.complete(Optional.of(new Recipe(refs.build(), part.totalLength(), part.streamSha256(), part.chunkListSha256())));
                 } catch (IllegalArgumentException e) {
                     future.completeExceptionally(new StoreClientException("server sent an inconsistent recipe for " + name + ": " + e.getMessage()));
                 }

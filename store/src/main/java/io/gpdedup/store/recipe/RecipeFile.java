@@ -1,13 +1,12 @@
 package io.gpdedup.store.recipe;
 
+import io.gpdedup.store.chunk.ChunkList;
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
@@ -80,17 +79,17 @@ public final class RecipeFile {
             if (count < 0 || (long) count * ENTRY_BYTES != b.remaining() - 4L) {
                 throw new CorruptRecipeException("recipe chunk count " + count + " does not match its size");
             }
-            List<ChunkRef> refs = new ArrayList<>(count);
-            byte[] fp = new byte[Fingerprint.LENGTH];
+            ChunkList.Builder refs = new ChunkList.Builder();
             for (int i = 0; i < count; i++) {
-                b.get(fp);
-                int len = b.getInt();
+                int at = b.position();
+                int len = b.getInt(at + Fingerprint.LENGTH);
                 if (len < 0) {
                     throw new CorruptRecipeException("negative chunk length in recipe");
                 }
-                refs.add(new ChunkRef(Fingerprint.of(fp), len));
+                refs.add(data, at, len);
+                b.position(at + ENTRY_BYTES);
             }
-            return new Contents(new String(n, StandardCharsets.UTF_8), committedAt, new Recipe(refs, total, sha, listed));
+            return new Contents(new String(n, StandardCharsets.UTF_8), committedAt, new Recipe(refs.build(), total, sha, listed));
         } catch (BufferUnderflowException | IllegalArgumentException e) {
             throw new CorruptRecipeException("malformed recipe: " + e.getMessage());
         }

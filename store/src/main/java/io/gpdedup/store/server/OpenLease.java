@@ -1,8 +1,8 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.chunk.ChunkList;
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.engine.BackupLease;
-import java.util.ArrayList;
 import java.util.List;
 
 /** A lease as the server holds it: the engine's lease and the recipe refs appended so far. */
@@ -12,7 +12,7 @@ final class OpenLease {
 
     final long id;
     final BackupLease lease;
-    private final List<ChunkRef> refs = new ArrayList<>();
+    private final ChunkList.Builder refs = new ChunkList.Builder();
 
     OpenLease(long id, BackupLease lease) {
         this.id = id;
@@ -23,12 +23,14 @@ final class OpenLease {
         if ((long) refs.size() + more.size() > MAX_REFS) {
             throw new BadRequestException("a recipe has at most " + MAX_REFS + " chunk refs");
         }
-        refs.addAll(more);
+        for (ChunkRef r : more) {
+            refs.add(r.fingerprint(), r.length());
+        }
     }
 
     /** The appended refs followed by {@code last}. */
     List<ChunkRef> refsWith(List<ChunkRef> last) {
         append(last);
-        return refs;
+        return refs.build();
     }
 }

@@ -167,6 +167,46 @@ class ReconnectTest {
     }
 
     @Test
+    void aNewLeaseThatFindsTheStoredChunksGoneFailsTheBackupNamingThem() throws Exception {
+        TestData data = TestData.random(14, 400_000, 16_384, Codec.NONE);
+        Duration down = Duration.ofSeconds(10);
+        try (StoreFixture store = StoreFixture.start(dir.resolve("data"), c -> c.withReconnectGrace(Duration.ofSeconds(1)), e -> e);
+             TcpRelay relay = TcpRelay.start(new InetSocketAddress("127.0.0.1", store.port()));
+             StoreClient client = StoreClient.connect(via(relay, store, Duration.ofSeconds(60)))) {
+            BackupSession s = client.beginBackup();
+            storeBatch(s, data, 0).join();
+            storeBatch(s, data, 1).join();
+            long cut = System.nanoTime();
+            relay.cut(down);
+            // While the relay is down the lost lease is aborted after its grace and its chunks collected.
+            long removed = 0;
+            try (StoreClient admin = store.connectA()) {
+                while (removed == 0) {
+                    assertTrue(System.nanoTime() - cut < down.toNanos() / 2, "the lost lease's chunks were not collected while the relay was down");
+                    TimeUnit.MILLISECONDS.sleep(200);
+                    removed = admin.gc().chunksRemoved();
+                }
+            }
+            CompletionException e = assertThrows(CompletionException.class, () -> storeBatch(s, data, 2).orTimeout(120, TimeUnit.SECONDS).join());
+            assertInstanceOf(StoreClientException.class, e.getCause());
+            int stored = 2 * ((data.uploads.size() + BATCHES - 1) / BATCHES);
+            assertTrue(e.getCause().getMessage().contains("no longer holds " + stored + " chunks (" + data.uploads.get(0).fingerprint() + ", ...)"),
+                    e.getCause().getMessage());
+        }
+    }
+
+    @Test
+    void aNewLeaseAsksAboutTheStoredBatchesInGroupsOfWholeBatches() {
+        List<byte[]> batches = List.of(new byte[3 * Fingerprint.LENGTH], new byte[3 * Fingerprint.LENGTH], new byte[3 * Fingerprint.LENGTH],
+                new byte[10 * Fingerprint.LENGTH], new byte[Fingerprint.LENGTH]);
+        assertEquals(2, BackupSession.groupEnd(batches, 0, 6));
+        assertEquals(3, BackupSession.groupEnd(batches, 2, 6), "a group stops before a batch that would take it past the limit");
+        assertEquals(4, BackupSession.groupEnd(batches, 3, 6), "a batch larger than a group is a group of its own");
+        assertEquals(5, BackupSession.groupEnd(batches, 4, 6));
+        assertEquals(5, BackupSession.groupEnd(batches, 0, 100));
+    }
+
+    @Test
     void aLostConnectionsLeaseKeepsItsChunksFromCollectionDuringTheGrace() throws Exception {
         TestData data = TestData.random(12, 200_000, 16_384, Codec.NONE);
         try (StoreFixture store = StoreFixture.start(dir.resolve("data"), c -> c.withReconnectGrace(Duration.ofMinutes(10)), e -> e)) {
