@@ -130,21 +130,9 @@ public final class BackupSession implements AutoCloseable {
      * encode exactly those (it gets the answer: true = missing), puts them, and completes once the
      * store holds every chunk of the batch on disk. If the connection breaks first, it does all of
      * that again on a new lease, calling {@code uploadsFor} again: keep the batch's bytes until the
-     * future completes, and do not change {@code fingerprints} until then either. The session keeps
-     * a copy of them to ask about again on a later lease.
-     */
-    public CompletableFuture<Void> store(Fingerprint[] fingerprints, Function<boolean[], CompletableFuture<List<ChunkUpload>>> uploadsFor) {
-        byte[] packed = new byte[fingerprints.length * Fingerprint.LENGTH];
-        for (int i = 0; i < fingerprints.length; i++) {
-            fingerprints[i].copyTo(packed, i * Fingerprint.LENGTH);
-        }
-        return store(fingerprints, packed, uploadsFor);
-    }
-
-    /**
-     * As {@link #store(Fingerprint[], Function)}, for a caller that has the fingerprints packed as
-     * well ({@code packed}: the same 32 bytes each, back to back), which the session then keeps
-     * instead of a copy: do not change it afterwards.
+     * future completes, and do not change {@code fingerprints} until then either. {@code packed} is
+     * the same fingerprints, 32 bytes each back to back, which the session keeps (not a copy) to ask
+     * about again on a later lease, and a backup's recipe can keep as well: do not change it.
      */
     public CompletableFuture<Void> store(Fingerprint[] fingerprints, byte[] packed,
             Function<boolean[], CompletableFuture<List<ChunkUpload>>> uploadsFor) {

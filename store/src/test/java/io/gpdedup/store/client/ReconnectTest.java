@@ -52,7 +52,11 @@ class ReconnectTest {
         int n = data.uploads.size();
         List<ChunkUpload> batch = data.uploads.subList(Math.min(n, i * per), Math.min(n, (i + 1) * per));
         Fingerprint[] fps = batch.stream().map(ChunkUpload::fingerprint).toArray(Fingerprint[]::new);
-        return s.store(fps, missing -> {
+        byte[] packed = new byte[fps.length * Fingerprint.LENGTH];
+        for (int k = 0; k < fps.length; k++) {
+            fps[k].copyTo(packed, k * Fingerprint.LENGTH);
+        }
+        return s.store(fps, packed, missing -> {
             List<ChunkUpload> up = new ArrayList<>();
             for (int k = 0; k < missing.length; k++) {
                 if (missing[k]) {
