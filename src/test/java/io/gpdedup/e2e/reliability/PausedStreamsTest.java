@@ -3,6 +3,7 @@ package io.gpdedup.e2e.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.e2e.data.RepeatedBlock;
 import io.gpdedup.e2e.data.SeededBytes;
 import io.gpdedup.e2e.data.Sha256Sink;
 import io.gpdedup.e2e.fixture.AgentHost;
@@ -151,7 +152,7 @@ class PausedStreamsTest {
             Timestamp t = timestamps.next();
             String from = host.key(0, t, 16384);
             String to = host.key(1, t, 16384);
-            host.plugin().run(new Repeating(SeededBytes.array(5, 1 << 20), bytes), "backup_data", host.cfg(), from).assertSucceeded();
+            host.plugin().run(new RepeatedBlock(SeededBytes.array(5, 1 << 20), bytes), "backup_data", host.cfg(), from).assertSucceeded();
             Process pipeline = host.plugin().command("restore_data", host.cfg(), from, "|", host.plugin().executable().toString(),
                     "backup_data", host.cfg(), to).start();
             pipeline.getOutputStream().close();
@@ -168,7 +169,7 @@ class PausedStreamsTest {
             Sha256Sink sink = new Sha256Sink();
             host.plugin().stream(null, sink, "restore_data", host.cfg(), to).assertSucceeded();
             assertEquals(bytes, sink.count());
-            assertEquals(Sha256Sink.of(new Repeating(SeededBytes.array(5, 1 << 20), bytes)), sink.hex(), "the copy");
+            assertEquals(Sha256Sink.of(new RepeatedBlock(SeededBytes.array(5, 1 << 20), bytes)), sink.hex(), "the copy");
         }
     }
 
@@ -177,36 +178,6 @@ class PausedStreamsTest {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             return e.toString();
-        }
-    }
-
-    /** {@code block} over and over, {@code length} bytes in all. */
-    private static final class Repeating extends InputStream {
-        private final byte[] block;
-        private long left;
-        private int at;
-
-        Repeating(byte[] block, long length) {
-            this.block = block;
-            this.left = length;
-        }
-
-        @Override
-        public int read() {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) {
-            if (left == 0) {
-                return -1;
-            }
-            int n = (int) Math.min(Math.min(len, left), block.length - at);
-            System.arraycopy(block, at, b, off, n);
-            at = (at + n) % block.length;
-            left -= n;
-            return n;
         }
     }
 

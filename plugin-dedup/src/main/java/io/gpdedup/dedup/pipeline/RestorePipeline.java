@@ -12,6 +12,7 @@ import io.gpdedup.store.codec.CorruptChunkException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.security.MessageDigest;
+import java.util.AbstractList;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -39,10 +40,20 @@ public final class RestorePipeline {
     public void writeAll(Recipe recipe, OutputStream out, MemoryBudget.Stream stream) throws IOException {
         boolean listed = checkChunkList(recipe);
         List<ChunkRef> chunks = recipe.chunks();
-        List<Piece> pieces = new ArrayList<>(chunks.size());
-        for (ChunkRef c : chunks) {
-            pieces.add(new Piece(c, 0, c.length()));
-        }
+        // A view, made piece by piece as the batches are fetched: a recipe of millions of chunks
+        // stays the compact list it came as.
+        List<Piece> pieces = new AbstractList<>() {
+            @Override
+            public Piece get(int index) {
+                ChunkRef c = chunks.get(index);
+                return new Piece(c, 0, c.length());
+            }
+
+            @Override
+            public int size() {
+                return chunks.size();
+            }
+        };
         if (listed) {
             // Every chunk is checked against its fingerprint and the list of fingerprints against its
             // digest: together they prove the stream, so its bytes are not hashed a second time.
