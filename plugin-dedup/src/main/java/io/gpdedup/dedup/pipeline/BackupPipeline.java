@@ -100,7 +100,7 @@ public final class BackupPipeline {
         // Stored means on the store's disk: until then the batch keeps its chunks (and its memory), for
         // the session to send again what a restarted store lost.
         CompletableFuture<Batch> stored = CompletableFuture.supplyAsync(batch::fingerprint, settings.workers())
-                .thenCompose(b -> session.store(b.fingerprints, b.packedFingerprints,
+                .thenCompose(b -> session.store(b.fingerprints,
                         missing -> CompletableFuture.supplyAsync(() -> b.markMissing(missing).encodeMissing(settings).uploads, settings.workers()))
                         .thenApply(v -> b));
         // The stream hash must see batches in order: chain each update after the previous one.
@@ -173,10 +173,8 @@ public final class BackupPipeline {
         final List<byte[]> chunks = new ArrayList<>();
         int[] lengths = new int[16];
         long bytes;
-        /** The chunks' fingerprints for the lookup and the uploads, until the batch is stored. */
-        Fingerprint[] fingerprints;
-        /** The same 32 bytes each, back to back: what the session and the recipe keep of them. */
-        byte[] packedFingerprints;
+        /** The chunks' SHA-256s, 32 bytes each back to back: what the session and the recipe keep of them. */
+        byte[] fingerprints;
         boolean[] missing;
         List<ChunkUpload> uploads = List.of();
         long newChunks;
@@ -199,24 +197,22 @@ public final class BackupPipeline {
 
         Batch fingerprint() {
             MessageDigest md = Fingerprint.newDigest();
-            fingerprints = new Fingerprint[chunks.size()];
-            packedFingerprints = new byte[fingerprints.length * Fingerprint.LENGTH];
-            for (int i = 0; i < fingerprints.length; i++) {
+            fingerprints = new byte[chunks.size() * Fingerprint.LENGTH];
+            for (int i = 0; i < chunks.size(); i++) {
                 md.update(chunks.get(i));
-                fingerprints[i] = Fingerprint.of(md.digest());
-                fingerprints[i].copyTo(packedFingerprints, i * Fingerprint.LENGTH);
+                System.arraycopy(md.digest(), 0, fingerprints, i * Fingerprint.LENGTH, Fingerprint.LENGTH);
             }
             return this;
         }
 
         /**
-         * Hands this stored batch's entries to the end of {@code recipe}: its packed fingerprints, which
-         * the session keeps too, become a page of the recipe, not a copy.
+         * Hands this stored batch's entries to the end of {@code recipe}: its fingerprints, which the
+         * session keeps too, become a page of the recipe, not a copy.
          */
         void appendTo(ChunkList.Builder recipe) {
-            int n = packedFingerprints.length / Fingerprint.LENGTH;
-            recipe.adopt(packedFingerprints, java.util.Arrays.copyOf(lengths, n), n);
-            packedFingerprints = null;
+            int n = fingerprints.length / Fingerprint.LENGTH;
+            recipe.adopt(fingerprints, java.util.Arrays.copyOf(lengths, n), n);
+            fingerprints = null;
             lengths = null;
         }
 
@@ -235,7 +231,7 @@ public final class BackupPipeline {
                 if (missing[i]) {
                     byte[] raw = chunks.get(i);
                     EncodedChunk e = settings.codec().encode(raw, 0, raw.length);
-                    up.add(new ChunkUpload(fingerprints[i], e.codec(), raw.length, e.exactPayload()));
+                    up.add(new ChunkUpload(Fingerprint.of(fingerprints, i * Fingerprint.LENGTH), e.codec(), raw.length, e.exactPayload()));
                     newChunks++;
                     newBytes += raw.length;
                     sentBytes += e.length();
@@ -248,7 +244,6 @@ public final class BackupPipeline {
         synchronized Batch release() {
             uploads = List.of();
             chunks.clear();
-            fingerprints = null;
             return this;
         }
     }

@@ -104,7 +104,8 @@ public final class BackupSession implements AutoCloseable {
     /** For each fingerprint, whether the store lacks it (and so it must be put). */
     public CompletableFuture<boolean[]> missing(Fingerprint[] fingerprints) {
         checkOpen();
-        return now().thenCompose(l -> missingOn(l, fingerprints));
+        List<Fingerprint> all = List.of(fingerprints);
+        return now().thenCompose(l -> missingOn(l, all));
     }
 
     /**
@@ -126,22 +127,21 @@ public final class BackupSession implements AutoCloseable {
     }
 
     /**
-     * Stores one batch: asks which of {@code fingerprints} the store lacks, has {@code uploadsFor}
-     * encode exactly those (it gets the answer: true = missing), puts them, and completes once the
-     * store holds every chunk of the batch on disk. If the connection breaks first, it does all of
-     * that again on a new lease, calling {@code uploadsFor} again: keep the batch's bytes until the
-     * future completes, and do not change {@code fingerprints} until then either. {@code packed} is
-     * the same fingerprints, 32 bytes each back to back, which the session keeps (not a copy) to ask
-     * about again on a later lease, and a backup's recipe can keep as well: do not change it.
+     * Stores one batch: asks which of {@code fingerprints} (the chunks' SHA-256s, 32 bytes each back
+     * to back) the store lacks, has {@code uploadsFor} encode exactly those (it gets the answer:
+     * true = missing), puts them, and completes once the store holds every chunk of the batch on
+     * disk. If the connection breaks first, it does all of that again on a new lease, calling
+     * {@code uploadsFor} again: keep the batch's bytes until the future completes. The session keeps
+     * {@code fingerprints} (not a copy) to ask about them again on a later lease, and a backup's
+     * recipe can keep the same array: do not change it.
      */
-    public CompletableFuture<Void> store(Fingerprint[] fingerprints, byte[] packed,
-            Function<boolean[], CompletableFuture<List<ChunkUpload>>> uploadsFor) {
-        if (packed.length != fingerprints.length * Fingerprint.LENGTH) {
-            throw new IllegalArgumentException(fingerprints.length + " fingerprints packed in " + packed.length + " bytes");
+    public CompletableFuture<Void> store(byte[] fingerprints, Function<boolean[], CompletableFuture<List<ChunkUpload>>> uploadsFor) {
+        if (fingerprints.length % Fingerprint.LENGTH != 0) {
+            throw new IllegalArgumentException("fingerprints are " + Fingerprint.LENGTH + " bytes each, not " + fingerprints.length + " bytes in all");
         }
         checkOpen();
-        return retrying(l -> missingOn(l, fingerprints).thenCompose(uploadsFor).thenCompose(up -> putOn(l, up))
-                .thenCompose(v -> durableOn(l)).thenRun(() -> confirm(l, packed)));
+        return retrying(l -> missingOn(l, unpack(List.of(fingerprints))).thenCompose(uploadsFor).thenCompose(up -> putOn(l, up))
+                .thenCompose(v -> durableOn(l)).thenRun(() -> confirm(l, fingerprints)));
     }
 
     /**
@@ -194,8 +194,7 @@ public final class BackupSession implements AutoCloseable {
         ended = true;
     }
 
-    private CompletableFuture<boolean[]> missingOn(Lease l, Fingerprint[] fingerprints) {
-        List<Fingerprint> all = Arrays.asList(fingerprints.clone());
+    private CompletableFuture<boolean[]> missingOn(Lease l, List<Fingerprint> all) {
         if (all.isEmpty()) {
             return CompletableFuture.completedFuture(new boolean[0]);
         }
@@ -393,13 +392,8 @@ public final class BackupSession implements AutoCloseable {
             return CompletableFuture.completedFuture(next);
         }
         int end = groupEnd(batches, from, REASK_GROUP);
-        List<Fingerprint> group = new ArrayList<>();
-        for (byte[] packed : batches.subList(from, end)) {
-            for (int at = 0; at < packed.length; at += Fingerprint.LENGTH) {
-                group.add(Fingerprint.of(packed, at));
-            }
-        }
-        return missingOn(next, group.toArray(new Fingerprint[0])).thenCompose(missing -> {
+        List<Fingerprint> group = unpack(batches.subList(from, end));
+        return missingOn(next, group).thenCompose(missing -> {
             int lost = 0;
             Fingerprint first = null;
             for (int i = 0; i < missing.length; i++) {
@@ -414,6 +408,17 @@ public final class BackupSession implements AutoCloseable {
             }
             return stillHeld(next, batches, end);
         });
+    }
+
+    /** The fingerprints packed in {@code batches}, in order. */
+    private static List<Fingerprint> unpack(List<byte[]> batches) {
+        List<Fingerprint> all = new ArrayList<>();
+        for (byte[] packed : batches) {
+            for (int at = 0; at < packed.length; at += Fingerprint.LENGTH) {
+                all.add(Fingerprint.of(packed, at));
+            }
+        }
+        return all;
     }
 
     /**

@@ -51,12 +51,11 @@ class ReconnectTest {
         int per = (data.uploads.size() + BATCHES - 1) / BATCHES;
         int n = data.uploads.size();
         List<ChunkUpload> batch = data.uploads.subList(Math.min(n, i * per), Math.min(n, (i + 1) * per));
-        Fingerprint[] fps = batch.stream().map(ChunkUpload::fingerprint).toArray(Fingerprint[]::new);
-        byte[] packed = new byte[fps.length * Fingerprint.LENGTH];
-        for (int k = 0; k < fps.length; k++) {
-            fps[k].copyTo(packed, k * Fingerprint.LENGTH);
+        byte[] fingerprints = new byte[batch.size() * Fingerprint.LENGTH];
+        for (int k = 0; k < batch.size(); k++) {
+            batch.get(k).fingerprint().copyTo(fingerprints, k * Fingerprint.LENGTH);
         }
-        return s.store(fps, packed, missing -> {
+        return s.store(fingerprints, missing -> {
             List<ChunkUpload> up = new ArrayList<>();
             for (int k = 0; k < missing.length; k++) {
                 if (missing[k]) {
