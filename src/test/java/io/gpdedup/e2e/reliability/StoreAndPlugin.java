@@ -17,7 +17,7 @@ import java.util.Map;
 
 /**
  * A real {@code dist/bin/gpdedup-store} with the test's own config lines, one that can be killed and
- * started again on the same port and data, and {@code dist/bin/gpbackup_dedup_plugin} calls through
+ * started again on the same port and data, and {@code gpbackup_dedup_plugin} calls (dist's, or another installation's) through
  * bash, through a host agent of the test's own ({@code GPDEDUP_AGENT=require}) or without one
  * ({@code off}).
  */
@@ -38,11 +38,16 @@ final class StoreAndPlugin implements AutoCloseable {
 
     /** {@code storeSettings}: whole lines of the store's config; {@code agent}: GPDEDUP_AGENT for every call. */
     static StoreAndPlugin start(Path dir, String storeSettings, String agent) throws IOException, InterruptedException {
+        return start(dir, storeSettings, agent, Dist.executable(DedupFixture.EXECUTABLE));
+    }
+
+    /** As above, the plugin calls made with {@code executable} (e.g. from {@link Dist#copyWithAgentFlags}). */
+    static StoreAndPlugin start(Path dir, String storeSettings, String agent, Path executable) throws IOException, InterruptedException {
         Path home = dir.resolve("store-home");
         StoreProcess.writeConfig(home, storeSettings, PASSWORD, 1_000);
         Path agentDir = Files.createDirectories(dir.resolve("agent"));
         Files.setPosixFilePermissions(agentDir, PosixFilePermissions.fromString("rwx------"));
-        PluginShell plugin = new PluginShell(Dist.executable(DedupFixture.EXECUTABLE), Files.createDirectories(dir.resolve("cwd")), Files.createDirectories(dir.resolve("home")),
+        PluginShell plugin = new PluginShell(executable, Files.createDirectories(dir.resolve("cwd")), Files.createDirectories(dir.resolve("home")),
                 Map.of("GPDEDUP_AGENT_DIR", agentDir.toString(), "GPDEDUP_AGENT", agent));
         return new StoreAndPlugin(dir, agentDir, plugin, StoreProcess.start(home));
     }
