@@ -19,10 +19,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,7 +94,7 @@ class BackgroundReplicationTest {
         assertTrue(job.contains("\"attempts\" : 1,"), job);
         assertReplicaRestores(remote.port(), b);
 
-        String metrics = metrics(primary);
+        String metrics = primary.metrics();
         assertTrue(metrics.contains("gpdedup_store_replication_jobs_completed_total 1.0"), metrics);
         assertTrue(metrics.contains("gpdedup_store_replication_sent_bytes_total "), metrics);
     }
@@ -274,12 +270,6 @@ class BackgroundReplicationTest {
             }
         }
         return all.toString();
-    }
-
-    private static String metrics(StoreProcess store) throws Exception {
-        URI uri = store.metricsUri().orElseThrow(() -> new AssertionError("the store logged no metrics address"));
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static int freePort() throws IOException {

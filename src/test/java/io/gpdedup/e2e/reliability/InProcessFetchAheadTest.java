@@ -13,14 +13,9 @@ import io.gpdedup.e2e.layout.ConfigFile;
 import io.gpdedup.e2e.layout.Timestamps;
 import io.gpdedup.e2e.shell.PluginShell;
 import java.io.InputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -107,10 +102,7 @@ class InProcessFetchAheadTest {
     }
 
     private static double sent(StoreProcess store) throws Exception {
-        URI uri = store.metricsUri().orElseThrow(() -> new AssertionError("the store logged no metrics address"));
-        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        Matcher m = SENT.matcher(metrics);
+        Matcher m = SENT.matcher(store.metrics());
         assertTrue(m.find(), "no sent-bytes counter in the store's metrics");
         return Double.parseDouble(m.group(1));
     }

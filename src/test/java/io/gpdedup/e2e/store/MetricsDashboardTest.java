@@ -8,12 +8,7 @@ import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -46,9 +41,7 @@ class MetricsDashboardTest {
                     StoreProcess.DEMO_USER, StoreProcess.DEMO_PASSWORD))) {
                 c.stats();
             }
-            URI uri = store.metricsUri().orElseThrow();
-            String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            String text = store.metrics();
             Set<String> missing = new TreeSet<>();
             for (String name : used) {
                 if (!Pattern.compile("(?m)^" + name + "[{ ]").matcher(text).find()) {
