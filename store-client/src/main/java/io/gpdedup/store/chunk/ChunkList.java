@@ -43,11 +43,7 @@ public final class ChunkList extends AbstractList<ChunkRef> implements RandomAcc
         if (chunks.isEmpty()) {
             return EMPTY;
         }
-        Builder b = new Builder();
-        for (ChunkRef c : chunks) {
-            b.add(c.fingerprint(), c.length());
-        }
-        return b.build();
+        return new Builder().addAll(chunks).build();
     }
 
     @Override
@@ -79,6 +75,13 @@ public final class ChunkList extends AbstractList<ChunkRef> implements RandomAcc
             int at = slot();
             fingerprint.copyTo(fingerprintPages.get(fingerprintPages.size() - 1), at * Fingerprint.LENGTH);
             lengthPages.get(lengthPages.size() - 1)[at] = length;
+            return this;
+        }
+
+        public Builder addAll(Collection<ChunkRef> chunks) {
+            for (ChunkRef c : chunks) {
+                add(c.fingerprint(), c.length());
+            }
             return this;
         }
 

@@ -1,7 +1,6 @@
 package io.gpdedup.store.client;
 
 import io.gpdedup.store.chunk.ChunkList;
-import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
@@ -98,9 +97,7 @@ abstract class ReplyCollector<T> {
                     future.completeExceptionally(unexpected(frame));
                     return true;
                 }
-                for (ChunkRef r : part.refs()) {
-                    refs.add(r.fingerprint(), r.length());
-                }
+                refs.addAll(part.refs());
                 if (frame.more()) {
                     return false;
                 }

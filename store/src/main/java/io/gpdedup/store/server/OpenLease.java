@@ -23,9 +23,7 @@ final class OpenLease {
         if ((long) refs.size() + more.size() > MAX_REFS) {
             throw new BadRequestException("a recipe has at most " + MAX_REFS + " chunk refs");
         }
-        for (ChunkRef r : more) {
-            refs.add(r.fingerprint(), r.length());
-        }
+        refs.addAll(more);
     }
 
     /** The appended refs followed by {@code last}. */
