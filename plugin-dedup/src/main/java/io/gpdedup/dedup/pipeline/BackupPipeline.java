@@ -7,10 +7,12 @@ import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.client.BackupSession;
 import io.gpdedup.store.client.Futures;
+import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.codec.EncodedChunk;
 import io.gpdedup.store.protocol.ChunkUpload;
 import java.io.IOException;
 import java.io.InputStream;
+import java.security.DigestException;
 import java.security.MessageDigest;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -200,7 +202,11 @@ public final class BackupPipeline {
             fingerprints = new byte[chunks.size() * Fingerprint.LENGTH];
             for (int i = 0; i < chunks.size(); i++) {
                 md.update(chunks.get(i));
-                System.arraycopy(md.digest(), 0, fingerprints, i * Fingerprint.LENGTH, Fingerprint.LENGTH);
+                try {
+                    md.digest(fingerprints, i * Fingerprint.LENGTH, Fingerprint.LENGTH);
+                } catch (DigestException e) {
+                    throw new IllegalStateException("SHA-256 into a 32-byte slot", e);
+                }
             }
             return this;
         }
@@ -230,11 +236,13 @@ public final class BackupPipeline {
             for (int i = 0; i < missing.length; i++) {
                 if (missing[i]) {
                     byte[] raw = chunks.get(i);
-                    EncodedChunk e = settings.codec().encode(raw, 0, raw.length);
-                    up.add(new ChunkUpload(Fingerprint.of(fingerprints, i * Fingerprint.LENGTH), e.codec(), raw.length, e.exactPayload()));
+                    Fingerprint fp = Fingerprint.of(fingerprints, i * Fingerprint.LENGTH);
+                    EncodedChunk e = settings.codec().compress(raw, 0, raw.length);
+                    // A chunk that stays raw is sent as the batch holds it, which outlives the upload.
+                    up.add(e != null ? new ChunkUpload(fp, e.codec(), raw.length, e.exactPayload()) : new ChunkUpload(fp, Codec.NONE, raw.length, raw));
                     newChunks++;
                     newBytes += raw.length;
-                    sentBytes += e.length();
+                    sentBytes += e != null ? e.length() : raw.length;
                 }
             }
             uploads = up;

@@ -58,29 +58,34 @@ public final class ChunkCodec {
     }
 
     public EncodedChunk encode(byte[] raw, int off, int len) {
-        switch (codec) {
-            case ZSTD: {
-                byte[] out = scratch((int) Zstd.compressBound(len));
-                int n = zstd.get().compressByteArray(out, 0, out.length, raw, off, len);
-                if (n < len) {
-                    return new EncodedChunk(Codec.ZSTD, Arrays.copyOf(out, n), n);
-                }
-                break;
-            }
-            case LZ4: {
-                byte[] out = scratch(lz4.maxCompressedLength(len));
-                int n = lz4.compress(raw, off, len, out, 0, out.length);
-                if (n < len) {
-                    return new EncodedChunk(Codec.LZ4, Arrays.copyOf(out, n), n);
-                }
-                break;
-            }
-            default:
-                break;
+        EncodedChunk compressed = compress(raw, off, len);
+        if (compressed != null) {
+            return compressed;
         }
         byte[] copy = new byte[len];
         System.arraycopy(raw, off, copy, 0, len);
         return new EncodedChunk(Codec.NONE, copy, len);
+    }
+
+    /**
+     * The chunk in this codec, or null when it stays raw (codec NONE, or it does not shrink): a
+     * caller that keeps the raw bytes anyway can then send them without a copy.
+     */
+    public EncodedChunk compress(byte[] raw, int off, int len) {
+        switch (codec) {
+            case ZSTD: {
+                byte[] out = scratch((int) Zstd.compressBound(len));
+                int n = zstd.get().compressByteArray(out, 0, out.length, raw, off, len);
+                return n < len ? new EncodedChunk(Codec.ZSTD, Arrays.copyOf(out, n), n) : null;
+            }
+            case LZ4: {
+                byte[] out = scratch(lz4.maxCompressedLength(len));
+                int n = lz4.compress(raw, off, len, out, 0, out.length);
+                return n < len ? new EncodedChunk(Codec.LZ4, Arrays.copyOf(out, n), n) : null;
+            }
+            default:
+                return null;
+        }
     }
 
     private static byte[] scratch(int bytes) {

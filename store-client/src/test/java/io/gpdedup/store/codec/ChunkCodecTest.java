@@ -2,6 +2,7 @@ package io.gpdedup.store.codec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,6 +42,16 @@ class ChunkCodecTest {
         EncodedChunk e = ChunkCodec.of(codec, 1).encode(raw, 0, raw.length);
         assertEquals(Codec.NONE, e.codec());
         assertArrayEquals(raw, e.exactPayload());
+        assertNull(ChunkCodec.of(codec, 1).compress(raw, 0, raw.length), "a chunk that stays raw is left to the caller");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Codec.class, names = {"ZSTD", "LZ4"})
+    void compressTakesTheChunkWhereItLies(Codec codec) {
+        byte[] stream = text(200_000);
+        EncodedChunk e = ChunkCodec.of(codec, 1).compress(stream, 70_001, 65_536);
+        assertEquals(codec, e.codec());
+        assertArrayEquals(java.util.Arrays.copyOfRange(stream, 70_001, 70_001 + 65_536), ChunkCodec.decode(codec, 65_536, e.exactPayload()));
     }
 
     @ParameterizedTest
