@@ -35,10 +35,16 @@ import java.util.concurrent.ExecutionException;
 public final class BackupPipeline {
     private final PipelineSettings settings;
     private final Chunker chunker;
+    private final long maxChunks;
 
     public BackupPipeline(PipelineSettings settings) {
+        this(settings, Recipe.MAX_CHUNKS);
+    }
+
+    BackupPipeline(PipelineSettings settings, long maxChunks) {
         this.settings = settings;
         this.chunker = new Chunker(settings.chunking());
+        this.maxChunks = maxChunks;
     }
 
     /** What a finished stream amounts to, for logs and benchmarks. */
@@ -55,11 +61,15 @@ public final class BackupPipeline {
         StoredChunks storedChunks = new StoredChunks();
         CompletableFuture<Void> hashed = CompletableFuture.completedFuture(null);
         long total = 0;
+        long count = 0;
         long fullCost = settings.batchCost(settings.batchBytes());
         Batch batch = null;
         try (ChunkStream chunks = chunker.stream(in)) {
             batch = new Batch(stream.take(fullCost, true), settings);
             while (chunks.next()) {
+                if (++count > maxChunks) {
+                    throw tooManyChunks(total);
+                }
                 batch.add(chunks.copyChunk());
                 total += chunks.length();
                 if (batch.bytes >= batch.capacity) {
@@ -120,6 +130,13 @@ public final class BackupPipeline {
         });
         batches.add(done);
         return hashed;
+    }
+
+    /** Said at the chunk past the limit, not after the whole stream went to the store for nothing. */
+    private IOException tooManyChunks(long bytesSoFar) {
+        return new IOException("this stream has more than " + maxChunks + " chunks, the most one backup object may have (reached"
+                + " after " + (bytesSoFar >= 1L << 30 ? (bytesSoFar >> 30) + " GiB" : (bytesSoFar >> 20) + " MiB") + " at an average chunk of " + (settings.chunking().avgSize() >> 10) + " KiB): back up"
+                + " without --single-data-file (one object per table and segment), or to another storage unit with a larger chunk_avg_size");
     }
 
     private static void failFast(ArrayDeque<CompletableFuture<Batch>> batches) throws ExecutionException, InterruptedException {

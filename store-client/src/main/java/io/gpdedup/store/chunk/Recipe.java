@@ -15,6 +15,13 @@ import java.util.List;
  * every recipe has at least one of the two. A stream SHA-256 of zero bytes counts as none.
  */
 public record Recipe(List<ChunkRef> chunks, long totalLength, byte[] streamSha256, byte[] chunkListSha256) {
+    /**
+     * The most chunks one object may have (1 TiB at a 64 KiB average chunk): the store refuses a
+     * longer recipe, which it holds in memory until the commit, and a backup stops as soon as its
+     * stream passes it instead of at its commit.
+     */
+    public static final int MAX_CHUNKS = 1 << 24;
+
     public Recipe {
         chunks = ChunkList.copyOf(chunks);
         if (streamSha256 != null) {

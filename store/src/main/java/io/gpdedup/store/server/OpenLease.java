@@ -2,14 +2,12 @@ package io.gpdedup.store.server;
 
 import io.gpdedup.store.chunk.ChunkList;
 import io.gpdedup.store.chunk.ChunkRef;
+import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.engine.BackupLease;
 import java.util.List;
 
 /** A lease as the server holds it: the engine's lease and the recipe refs appended so far. */
 final class OpenLease {
-    /** At most this many refs per object (a 4 TiB object at 256 KiB per chunk). */
-    static final int MAX_REFS = 1 << 24;
-
     final long id;
     final BackupLease lease;
     private final ChunkList.Builder refs = new ChunkList.Builder();
@@ -20,8 +18,8 @@ final class OpenLease {
     }
 
     void append(List<ChunkRef> more) {
-        if ((long) refs.size() + more.size() > MAX_REFS) {
-            throw new BadRequestException("a recipe has at most " + MAX_REFS + " chunk refs");
+        if ((long) refs.size() + more.size() > Recipe.MAX_CHUNKS) {
+            throw new BadRequestException("a recipe has at most " + Recipe.MAX_CHUNKS + " chunk refs");
         }
         refs.addAll(more);
     }
