@@ -134,9 +134,11 @@ public final class BackupPipeline {
 
     /** Said at the chunk past the limit, not after the whole stream went to the store for nothing. */
     private IOException tooManyChunks(long bytesSoFar) {
-        return new IOException("this stream has more than " + maxChunks + " chunks, the most one backup object may have (reached"
-                + " after " + (bytesSoFar >= 1L << 30 ? (bytesSoFar >> 30) + " GiB" : (bytesSoFar >> 20) + " MiB") + " at an average chunk of " + (settings.chunking().avgSize() >> 10) + " KiB): back up"
-                + " without --single-data-file (one object per table and segment), or to another storage unit with a larger chunk_avg_size");
+        String reached = bytesSoFar >= 1L << 30 ? (bytesSoFar >> 30) + " GiB" : (bytesSoFar >> 20) + " MiB";
+        int avg = settings.chunking().avgSize();
+        return new IOException("this stream has more than " + maxChunks + " chunks, the most one backup object may have (reached after "
+                + reached + " at an average chunk of " + (avg >= 1024 ? (avg >> 10) + " KiB" : avg + " bytes") + "): back up without"
+                + " --single-data-file (one object per table and segment), or to another storage unit with a larger chunk_avg_size");
     }
 
     private static void failFast(ArrayDeque<CompletableFuture<Batch>> batches) throws ExecutionException, InterruptedException {
