@@ -32,7 +32,8 @@ class ManyChunksHeapTest {
 
     @Test
     void overAMillionChunksBackUpAndRestoreThroughAHostAgentOf96MiB() throws Exception {
-        Path executable = Dist.copyWithAgentFlags(dir.resolve("install"), DedupFixture.EXECUTABLE, "-Xmx96m");
+        // build-dist's young generation of 128 MiB would not leave such a heap an old one: a quarter of it here.
+        Path executable = Dist.copyWithAgentFlags(dir.resolve("install"), DedupFixture.EXECUTABLE, "-Xmx96m -Xmn24m");
         // Recipe frames of 1 MiB, so that the commit adds little beside the list it sends.
         try (StoreAndPlugin host = StoreAndPlugin.start(dir, "max-frame-bytes: 1048576\n", "require", executable)) {
             String cfg = host.config("dedup", host.storePort(), SMALL_CHUNKS);
