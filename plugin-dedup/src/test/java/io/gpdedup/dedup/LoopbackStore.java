@@ -19,7 +19,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * its units in a bucket of the test JVM's S3 server (one bucket per data directory, so a restart
  * on the same directory finds its data again).
  */
-final class LoopbackStore implements AutoCloseable {
+public final class LoopbackStore implements AutoCloseable {
     /** Where the store keeps its units. */
     enum Backend { LOCAL, S3 }
 
@@ -37,7 +37,7 @@ final class LoopbackStore implements AutoCloseable {
         this.dataDir = dataDir;
     }
 
-    static LoopbackStore start(Path dataDir) {
+    public static LoopbackStore start(Path dataDir) {
         return start(dataDir, Backend.LOCAL);
     }
 
@@ -62,12 +62,17 @@ final class LoopbackStore implements AutoCloseable {
         return S3Server.shared().bucketDirectory(BUCKETS.get(dataDir.toAbsolutePath())).resolve(key);
     }
 
-    int port() {
+    public int port() {
         return service.address().getPort();
     }
 
-    StoreClient connect() {
-        return StoreClient.connect(ClientSettings.of("127.0.0.1", port(), UNIT, USER, PASSWORD));
+    public StoreClient connect() {
+        return connect(port());
+    }
+
+    /** A client of this store's unit through whatever listens on {@code port} (a relay in front of it). */
+    public static StoreClient connect(int port) {
+        return StoreClient.connect(ClientSettings.of("127.0.0.1", port, UNIT, USER, PASSWORD));
     }
 
     @Override

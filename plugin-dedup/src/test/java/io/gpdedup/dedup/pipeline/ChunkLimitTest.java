@@ -4,23 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.dedup.LoopbackStore;
 import io.gpdedup.dedup.chunk.Chunker;
 import io.gpdedup.dedup.chunk.ChunkerParams;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.client.BackupSession;
-import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.server.PasswordHash;
-import io.gpdedup.store.server.StoreConfig;
-import io.gpdedup.store.server.StoreService;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -42,7 +38,7 @@ class ChunkLimitTest {
     @TempDir
     Path dir;
 
-    private StoreService store;
+    private LoopbackStore store;
     private StoreClient client;
     private ExecutorService workers;
     private PipelineSettings settings;
@@ -51,9 +47,8 @@ class ChunkLimitTest {
 
     @BeforeEach
     void start() throws Exception {
-        StoreConfig cfg = StoreConfig.defaults(dir, Map.of("u", Map.of("b", PasswordHash.create("pw".toCharArray(), 1_000)))).withPort(0);
-        store = StoreService.start(cfg, StoreService.openEngine(cfg));
-        client = StoreClient.connect(ClientSettings.of("127.0.0.1", store.address().getPort(), "u", "b", "pw"));
+        store = LoopbackStore.start(dir);
+        client = store.connect();
         workers = Executors.newFixedThreadPool(2);
         settings = new PipelineSettings(SMALL, ChunkCodec.of(Codec.ZSTD, 1), 1 << 20,
                 new MemoryBudget(64L << 20, 24L << 20, Duration.ofMinutes(1)), workers);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.dedup.LoopbackStore;
 import io.gpdedup.dedup.chunk.ChunkerParams;
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.PluginException;
@@ -14,14 +15,10 @@ import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.client.BackupSession;
-import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ProtocolVersions;
-import io.gpdedup.store.server.PasswordHash;
-import io.gpdedup.store.server.StoreConfig;
-import io.gpdedup.store.server.StoreService;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
@@ -29,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -50,7 +46,7 @@ class RestoreVerificationTest {
     @TempDir
     Path dir;
 
-    private StoreService store;
+    private LoopbackStore store;
     private StoreClient client;
     private ExecutorService workers;
     private PipelineSettings settings;
@@ -58,9 +54,8 @@ class RestoreVerificationTest {
 
     @BeforeEach
     void start() throws Exception {
-        StoreConfig cfg = StoreConfig.defaults(dir, Map.of("u", Map.of("b", PasswordHash.create("pw".toCharArray(), 1_000)))).withPort(0);
-        store = StoreService.start(cfg, StoreService.openEngine(cfg));
-        client = StoreClient.connect(ClientSettings.of("127.0.0.1", store.address().getPort(), "u", "b", "pw"));
+        store = LoopbackStore.start(dir);
+        client = store.connect();
         workers = Executors.newFixedThreadPool(2);
         MemoryBudget budget = new MemoryBudget(64L << 20, 24L << 20, Duration.ofMinutes(1));
         settings = new PipelineSettings(new ChunkerParams(16 << 10, 64 << 10, 256 << 10), ChunkCodec.of(Codec.ZSTD, 1), 1 << 20, budget, workers);
@@ -125,8 +120,8 @@ class RestoreVerificationTest {
 
     @Test
     void aStoreBeforeVersionFiveGetsTheStreamHashAsWellAndNoRecipeWithoutOne() throws Exception {
-        try (VersionCappingRelay relay = VersionCappingRelay.start(store.address().getPort(), ProtocolVersions.V4);
-                StoreClient older = StoreClient.connect(ClientSettings.of("127.0.0.1", relay.port(), "u", "b", "pw"))) {
+        try (VersionCappingRelay relay = VersionCappingRelay.start(store.port(), ProtocolVersions.V4);
+                StoreClient older = LoopbackStore.connect(relay.port())) {
             Recipe r;
             try (MemoryBudget.Stream stream = settings.admitBackup(); BackupSession session = older.beginBackup()) {
                 assertTrue(session.needsStreamSha256());

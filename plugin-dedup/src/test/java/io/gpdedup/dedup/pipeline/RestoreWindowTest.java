@@ -3,23 +3,19 @@ package io.gpdedup.dedup.pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.gpdedup.dedup.LoopbackStore;
 import io.gpdedup.dedup.chunk.ChunkerParams;
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.server.PasswordHash;
-import io.gpdedup.store.server.StoreConfig;
-import io.gpdedup.store.server.StoreService;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -38,10 +34,8 @@ class RestoreWindowTest {
 
     @Test
     void aFailedRestoreGivesBackTheWholeWindow() throws Exception {
-        StoreConfig cfg = StoreConfig.defaults(dir, Map.of("u", Map.of("b", PasswordHash.create("pw".toCharArray(), 1_000)))).withPort(0);
         ExecutorService workers = Executors.newFixedThreadPool(2);
-        try (StoreService store = StoreService.start(cfg, StoreService.openEngine(cfg));
-                StoreClient client = StoreClient.connect(ClientSettings.of("127.0.0.1", store.address().getPort(), "u", "b", "pw"))) {
+        try (LoopbackStore store = LoopbackStore.start(dir); StoreClient client = store.connect()) {
             MemoryBudget budget = new MemoryBudget(64L << 20, 24L << 20, Duration.ofMinutes(1));
             PipelineSettings settings = new PipelineSettings(ChunkerParams.DEFAULT, ChunkCodec.of(Codec.NONE, 1), 1 << 20, budget, workers);
             // 64 batches of chunks the store never had: every fetch fails, most while others are in flight.
