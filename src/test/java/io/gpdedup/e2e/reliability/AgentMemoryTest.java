@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpdedup.e2e.data.SeededBytes;
 import io.gpdedup.e2e.fixture.AgentHost;
 import io.gpdedup.e2e.fixture.Dist;
+import io.gpdedup.e2e.fixture.GcLog;
 import io.gpdedup.e2e.layout.Timestamp;
 import io.gpdedup.e2e.layout.Timestamps;
 import io.gpdedup.e2e.shell.CallResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +18,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,8 +34,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 class AgentMemoryTest {
     private static final String HEAP = "256m";
     private static final int CALL_BYTES = 3_000_000;
-    /** GC log lines: {@code GC(7) Pause Young (Allocation Failure) 61M->23M(247M) 4.012ms}. */
-    private static final Pattern PAUSE = Pattern.compile("Pause .* (\\d+)M->(\\d+)M\\((\\d+)M\\)");
 
     @TempDir
     Path dir;
@@ -72,7 +68,7 @@ class AgentMemoryTest {
                 String log = host.agentLog();
                 assertFalse(log.contains("OutOfMemoryError"), () -> "the agent ran out of heap:\n" + log);
                 assertEquals(0, failed, () -> "calls that failed:\n" + failures);
-                Heap heap = Heap.of(Files.readString(gcLog));
+                Heap heap = Heap.of(GcLog.pauses(gcLog));
                 System.out.printf("%d concurrent backup_data calls of %d bytes, agent -Xmx%s: all succeeded in %.1f s; heap before GC at most %d MiB,"
                         + " after GC at most %d MiB, of %d MiB committed, %d GCs%n", calls, CALL_BYTES, HEAP, seconds, heap.maxBefore, heap.maxAfter,
                         heap.maxCommitted, heap.pauses);
@@ -91,19 +87,16 @@ class AgentMemoryTest {
     }
 
     private record Heap(long maxBefore, long maxAfter, long maxCommitted, int pauses) {
-        static Heap of(String gcLog) {
-            Matcher m = PAUSE.matcher(gcLog);
+        static Heap of(List<GcLog.Pause> pauses) {
             long before = 0;
             long after = 0;
             long committed = 0;
-            int n = 0;
-            while (m.find()) {
-                before = Math.max(before, Long.parseLong(m.group(1)));
-                after = Math.max(after, Long.parseLong(m.group(2)));
-                committed = Math.max(committed, Long.parseLong(m.group(3)));
-                n++;
+            for (GcLog.Pause p : pauses) {
+                before = Math.max(before, p.beforeMiB());
+                after = Math.max(after, p.afterMiB());
+                committed = Math.max(committed, p.committedMiB());
             }
-            return new Heap(before, after, committed, n);
+            return new Heap(before, after, committed, pauses.size());
         }
     }
 }

@@ -7,18 +7,16 @@ import io.gpdedup.e2e.data.RepeatedBlock;
 import io.gpdedup.e2e.data.Sha256Sink;
 import io.gpdedup.e2e.fixture.AgentHost;
 import io.gpdedup.e2e.fixture.Dist;
+import io.gpdedup.e2e.fixture.GcLog;
 import io.gpdedup.e2e.layout.Timestamp;
 import io.gpdedup.e2e.layout.Timestamps;
 import io.gpdedup.e2e.shell.CallResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,8 +32,6 @@ class LongStreamHeapTest {
     private static final long STREAM_BYTES = 1536L << 20;
     /** Two streams' batches in flight, with their compressed copies and frames, and the rest of the agent. */
     private static final long MAX_HEAP_AFTER_YOUNG_MIB = 96;
-    /** {@code GC(7) Pause Young (Allocation Failure) 61M->23M(247M) 4.012ms}. */
-    private static final Pattern YOUNG = Pattern.compile("Pause Young .* (\\d+)M->(\\d+)M\\((\\d+)M\\)");
 
     @TempDir
     Path dir;
@@ -62,11 +58,7 @@ class LongStreamHeapTest {
             host.plugin().stream(null, restored, "restore_data", host.cfg(), host.key(1, t, 16385)).assertSucceeded();
             assertEquals(Sha256Sink.of(new RepeatedBlock(blocks[1], STREAM_BYTES)), restored.hex(), "the second stream restored");
         }
-        List<Long> after = new ArrayList<>();
-        Matcher m = YOUNG.matcher(Files.readString(gcLog));
-        while (m.find()) {
-            after.add(Long.parseLong(m.group(2)));
-        }
+        List<Long> after = GcLog.pauses(gcLog).stream().filter(GcLog.Pause::young).map(GcLog.Pause::afterMiB).toList();
         System.out.printf("two backups of %d MiB through the agent: %d young collections, heap after them at most %d MiB%n",
                 STREAM_BYTES >> 20, after.size(), after.stream().mapToLong(Long::longValue).max().orElse(0));
         assertTrue(after.size() > 10, "too few young collections to tell anything: " + after);
