@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Random;
 
 /** Test helpers: reference boundaries from the pure function, and boundaries from a stream. */
-final class Chunks {
+public final class Chunks {
     private Chunks() {
     }
 
     /** Chunk lengths from applying {@link Chunker#cut} to the whole array. */
-    static List<Integer> cutAll(Chunker chunker, byte[] data) {
+    public static List<Integer> cutAll(Chunker chunker, byte[] data) {
         List<Integer> lengths = new ArrayList<>();
         int off = 0;
         while (off < data.length) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpdedup.dedup.LoopbackStore;
 import io.gpdedup.dedup.chunk.Chunker;
 import io.gpdedup.dedup.chunk.ChunkerParams;
+import io.gpdedup.dedup.chunk.Chunks;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.client.BackupSession;
 import io.gpdedup.store.client.StoreClient;
@@ -53,10 +54,7 @@ class ChunkLimitTest {
         settings = new PipelineSettings(SMALL, ChunkCodec.of(Codec.ZSTD, 1), 1 << 20,
                 new MemoryBudget(64L << 20, 24L << 20, Duration.ofMinutes(1)), workers);
         new Random(31).nextBytes(data);
-        Chunker chunker = new Chunker(SMALL);
-        for (int off = 0; off < data.length; chunks++) {
-            off += chunker.cut(data, off, data.length - off);
-        }
+        chunks = Chunks.cutAll(new Chunker(SMALL), data).size();
     }
 
     @AfterEach
