@@ -46,7 +46,24 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        Frame frame = (Frame) msg;
+        if (!(msg instanceof HeldFrame held)) {
+            accept(ctx, (Frame) msg);
+            return;
+        }
+        CompletableFuture<Void> accepted = null;
+        try {
+            accepted = accept(ctx, held.frame());
+        } finally {
+            if (accepted == null) {
+                held.release();
+            } else {
+                accepted.whenComplete((v, e) -> held.release());
+            }
+        }
+    }
+
+    /** Starts serving a request; what completes once it is served, or null if it was turned away. */
+    private CompletableFuture<Void> accept(ChannelHandlerContext ctx, Frame frame) {
         if (!(frame.message() instanceof Request request) || request instanceof Request.Hello || request instanceof Request.Auth) {
             throw new StoreProtocolException(ErrorCode.PROTOCOL_VIOLATION, frame.type() + " is not allowed after AUTH_OK");
         }
@@ -60,7 +77,7 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         int id = frame.requestId();
         if (!server.gate.enter()) {
             channel.writeAndFlush(Frame.of(id, new Reply.Error(ErrorCode.SHUTTING_DOWN, "server is stopping: " + frame.type() + " not run")));
-            return;
+            return null;
         }
         long bytes = FrameCodec.frameLength(frame);
         inFlight++;
@@ -81,7 +98,7 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         } catch (RejectedExecutionException e) {
             done = CompletableFuture.failedFuture(e);
         }
-        done.whenComplete((v, e) -> {
+        return done.whenComplete((v, e) -> {
             if (e != null && !replies.answered) {
                 replies.last(new Reply.Error(ErrorCode.SHUTTING_DOWN, "server is stopping: " + request.type() + " not run"));
             }

@@ -1,0 +1,14 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.protocol.Frame;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * An upload whose chunk payloads are views of the pooled bytes it was decoded from: whoever takes it
+ * calls {@link #release()} once nothing reads the payloads any more, and exactly once.
+ */
+record HeldFrame(Frame frame, ByteBuf bytes) {
+    void release() {
+        bytes.release();
+    }
+}

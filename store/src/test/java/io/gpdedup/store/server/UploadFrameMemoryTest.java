@@ -1,0 +1,141 @@
+package io.gpdedup.store.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.codec.Codec;
+import io.gpdedup.store.protocol.ChunkUpload;
+import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.FrameCodec;
+import io.gpdedup.store.protocol.MessageType;
+import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.store.protocol.Request;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Uploads are read into pooled memory outside the heap and kept there until served: every way an
+ * upload can end (stored, refused, cut off, malformed, abandoned with its connection) must give
+ * that memory back, or a store in service would run out of it.
+ */
+class UploadFrameMemoryTest {
+    private static final Random RANDOM = new Random(11);
+
+    @TempDir
+    Path dir;
+    private StoreFixture store;
+
+    @BeforeEach
+    void start() {
+        store = StoreFixture.start(dir);
+    }
+
+    @AfterEach
+    void stop() {
+        store.close();
+    }
+
+    @Test
+    void aStoredUploadGivesItsFrameBack() throws Exception {
+        long taken = FrameDecoder.pooledFramesTaken();
+        try (RawConnection c = RawConnection.loggedIn(store.port())) {
+            long lease = begin(c);
+            c.send(Frame.of(10, put(lease, 3, 100_000)));
+            assertEquals(MessageType.OK, c.read().type());
+        }
+        assertTrue(FrameDecoder.pooledFramesTaken() > taken, "the upload was read into a pooled frame");
+        assertAllGivenBack();
+    }
+
+    @Test
+    void aRefusedUploadGivesItsFrameBack() throws Exception {
+        try (RawConnection c = RawConnection.loggedIn(store.port())) {
+            c.send(Frame.of(10, put(424242, 2, 50_000)));
+            Frame reply = c.read();
+            assertEquals(MessageType.ERROR, reply.type(), "a lease nobody was granted");
+            assertAllGivenBack();
+        }
+    }
+
+    @Test
+    void anUploadCutOffByItsClientGivesItsFrameBack() throws Exception {
+        try (RawConnection c = RawConnection.loggedIn(store.port())) {
+            long lease = begin(c);
+            byte[] bytes = encoded(Frame.of(10, put(lease, 4, 200_000)));
+            c.sendBytes(Arrays.copyOf(bytes, bytes.length / 2));
+            // The server has started the frame once the next request is answered... which never
+            // comes: wait until the half frame is taken, then leave.
+            waitUntil(() -> FrameDecoder.pooledFramesInUse() > 0, "the half frame is being read");
+        }
+        assertAllGivenBack();
+    }
+
+    @Test
+    void aMalformedUploadGivesItsFrameBack() throws Exception {
+        try (RawConnection c = RawConnection.loggedIn(store.port())) {
+            long lease = begin(c);
+            byte[] bytes = encoded(Frame.of(10, put(lease, 2, 30_000)));
+            // One byte short, length field included: the entries run past the frame's end.
+            ByteBuffer.wrap(bytes).putInt(bytes.length - FrameCodec.LENGTH_FIELD - 1);
+            c.sendBytes(Arrays.copyOf(bytes, bytes.length - 1));
+            assertEquals(MessageType.ERROR, c.read().type());
+            assertTrue(c.closedByServer());
+        }
+        assertAllGivenBack();
+    }
+
+    @Test
+    void uploadsLeftBehindByAClosedConnectionGiveTheirFramesBack() throws Exception {
+        try (RawConnection c = RawConnection.loggedIn(store.port())) {
+            long lease = begin(c);
+            for (int i = 0; i < 24; i++) {
+                c.send(Frame.of(100 + i, put(lease, 4, 64 * 1024)));
+            }
+            // Closed without reading a reply: some are served, some find their session gone.
+        }
+        assertAllGivenBack();
+    }
+
+    private static long begin(RawConnection c) throws Exception {
+        c.send(Frame.of(1, new Request.BeginBackup()));
+        return ((Reply.LeaseGranted) c.read().message()).lease();
+    }
+
+    private static Request.PutChunks put(long lease, int chunks, int size) {
+        List<ChunkUpload> uploads = new ArrayList<>();
+        for (int i = 0; i < chunks; i++) {
+            byte[] raw = new byte[size];
+            RANDOM.nextBytes(raw);
+            uploads.add(new ChunkUpload(Fingerprint.compute(raw, 0, raw.length), Codec.NONE, raw.length, raw));
+        }
+        return new Request.PutChunks(lease, uploads);
+    }
+
+    private static byte[] encoded(Frame frame) {
+        ByteBuffer b = FrameCodec.encode(frame);
+        return Arrays.copyOf(b.array(), b.limit());
+    }
+
+    private static void assertAllGivenBack() throws InterruptedException {
+        waitUntil(() -> FrameDecoder.pooledFramesInUse() == 0, "every pooled frame is released");
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s: " + what + " (pooled frames in use: " + FrameDecoder.pooledFramesInUse() + ")");
+            }
+            Thread.sleep(10);
+        }
+    }
+}
