@@ -27,17 +27,24 @@ public final class FrameCodec {
 
     /** The frame as it goes on the wire, length field included; position 0, limit = its size. */
     public static ByteBuffer encode(Frame frame) {
-        int length = frameLength(frame);
-        ByteBuffer buf = ByteBuffer.allocate(LENGTH_FIELD + length);
-        buf.putInt(length);
-        buf.put((byte) frame.type().code());
-        buf.put((byte) (frame.more() ? FLAG_MORE : 0));
-        buf.putInt(frame.requestId());
-        frame.message().writeBody(new WireWriter(buf));
-        if (buf.hasRemaining()) {
-            throw new IllegalStateException(frame.type() + ": wrote " + buf.position() + " of " + buf.capacity() + " bytes");
-        }
+        ByteBuffer buf = ByteBuffer.allocate(LENGTH_FIELD + frameLength(frame));
+        encode(frame, buf);
         return buf.flip();
+    }
+
+    /**
+     * Writes the frame as it goes on the wire, length field included, into exactly the bytes between
+     * {@code out}'s position and limit: {@code LENGTH_FIELD + frameLength(frame)} of them.
+     */
+    public static void encode(Frame frame, ByteBuffer out) {
+        out.putInt(out.remaining() - LENGTH_FIELD);
+        out.put((byte) frame.type().code());
+        out.put((byte) (frame.more() ? FLAG_MORE : 0));
+        out.putInt(frame.requestId());
+        frame.message().writeBody(new WireWriter(out));
+        if (out.hasRemaining()) {
+            throw new IllegalStateException(frame.type() + ": " + out.remaining() + " bytes left unwritten, the frame is shorter");
+        }
     }
 
     /** The value of the length field for this frame: header plus body. */

@@ -56,23 +56,36 @@ public record ChunkRecord(Fingerprint fingerprint, int codecId, int rawLength, b
      * Parses a whole record; throws {@link CorruptRecordException} if its magic, lengths or CRC are wrong.
      */
     public static ChunkRecord decode(byte[] rec) {
-        if (rec.length < OVERHEAD) {
-            throw new CorruptRecordException("record of " + rec.length + " bytes is shorter than its header");
+        return decode(ByteBuffer.wrap(rec));
+    }
+
+    /**
+     * As {@link #decode(byte[])}, for the record between {@code rec}'s position and limit (left
+     * unchanged), such as one read into a buffer kept from read to read: only its payload is copied.
+     */
+    public static ChunkRecord decode(ByteBuffer rec) {
+        ByteBuffer b = rec.slice();
+        int length = b.remaining();
+        if (length < OVERHEAD) {
+            throw new CorruptRecordException("record of " + length + " bytes is shorter than its header");
         }
-        ByteBuffer b = ByteBuffer.wrap(rec);
         if (b.getInt(0) != MAGIC) {
             throw new CorruptRecordException("bad record magic");
         }
         int stored = b.getInt(41);
-        if (stored != rec.length - OVERHEAD) {
-            throw new CorruptRecordException("stored length " + stored + " does not match the record size " + rec.length);
+        if (stored != length - OVERHEAD) {
+            throw new CorruptRecordException("stored length " + stored + " does not match the record size " + length);
         }
-        if (b.getInt(HEADER_BYTES + stored) != crc(rec, HEADER_BYTES + stored)) {
+        CRC32C c = new CRC32C();
+        c.update(b.duplicate().limit(HEADER_BYTES + stored));
+        if (b.getInt(HEADER_BYTES + stored) != (int) c.getValue()) {
             throw new CorruptRecordException("record checksum mismatch");
         }
         byte[] payload = new byte[stored];
-        System.arraycopy(rec, HEADER_BYTES, payload, 0, stored);
-        return new ChunkRecord(Fingerprint.of(rec, 4), rec[36] & 0xff, b.getInt(37), payload);
+        b.get(HEADER_BYTES, payload);
+        byte[] fp = new byte[Fingerprint.LENGTH];
+        b.get(4, fp);
+        return new ChunkRecord(Fingerprint.of(fp, 0), b.get(36) & 0xff, b.getInt(37), payload);
     }
 
     /** The stored length a header claims, or -1 when the header is not a record header. */

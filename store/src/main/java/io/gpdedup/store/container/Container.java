@@ -270,12 +270,22 @@ public final class Container implements Closeable {
     /** Reads {@code length} bytes at {@code offset}; fails with {@link EOFException} past the end. */
     public byte[] read(long offset, int length) throws IOException {
         byte[] out = new byte[length];
-        ByteBuffer buf = ByteBuffer.wrap(out);
+        read(offset, ByteBuffer.wrap(out));
+        return out;
+    }
+
+    /**
+     * Reads the bytes at {@code offset} into {@code into} from its position to its limit (its
+     * position ends at its limit); fails with {@link EOFException} past the end. Into a direct
+     * buffer, without the copy through a temporary one that a heap array costs.
+     */
+    public void read(long offset, ByteBuffer into) throws IOException {
+        int start = into.position();
         while (true) {
             FileChannel ch = channel;
             try {
-                readFully(ch, buf, offset + buf.position());
-                return out;
+                readFully(ch, into, offset + into.position() - start);
+                return;
             } catch (ClosedByInterruptException e) {
                 throw e;
             } catch (ClosedChannelException e) {

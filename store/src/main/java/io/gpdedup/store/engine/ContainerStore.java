@@ -62,6 +62,14 @@ public interface ContainerStore extends Closeable {
     /** {@code length} bytes at {@code offset} of container {@code id}; {@link GoneException} if it is no more. */
     byte[] read(int id, long offset, int length) throws IOException;
 
+    /**
+     * As {@link #read(int, long, int)}, into {@code into} from its position to its limit: a store
+     * that can reads straight into it (a buffer kept from read to read) instead of a new array.
+     */
+    default void read(int id, long offset, ByteBuffer into) throws IOException {
+        into.put(read(id, offset, into.remaining()));
+    }
+
     /** Makes every record appended before the call durable; what a commit waits for. */
     void makeDurable() throws IOException;
 

@@ -51,6 +51,7 @@ import java.util.logging.Logger;
 final class DiskStorageUnit implements StorageUnit {
     private static final Logger LOG = Logger.getLogger(DiskStorageUnit.class.getName());
     private static final int READ_ATTEMPTS = 8;
+    private static final ThreadLocal<ByteBuffer> RECORD_READS = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(0));
     /** Free space a rewrite leaves beyond its copies, for the directory entries and fsyncs around it. */
     private static final long COPY_ROOM_MARGIN = 1L << 20;
 
@@ -309,6 +310,20 @@ final class DiskStorageUnit implements StorageUnit {
         return new StoredChunk(Codec.ofId(r.codecId()), r.rawLength(), r.payload());
     }
 
+    /**
+     * A direct buffer of {@code length} bytes (position 0, limit {@code length}) kept by the calling
+     * thread from read to read: a restore reads each record once and keeps only its payload, so a
+     * new array per record was zeroed, faulted in and copied through a temporary direct buffer for nothing.
+     */
+    private static ByteBuffer recordBuffer(int length) {
+        ByteBuffer b = RECORD_READS.get();
+        if (b.capacity() < length) {
+            b = ByteBuffer.allocateDirect(Math.max(length, 2 * b.capacity()));
+            RECORD_READS.set(b);
+        }
+        return b.clear().limit(length);
+    }
+
     /** The chunk's record, checksum checked; retried when garbage collection moves it meanwhile. */
     ChunkRecord readRecord(Fingerprint fp) {
         for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
@@ -316,9 +331,10 @@ final class DiskStorageUnit implements StorageUnit {
             if (loc == null) {
                 throw new StoreException("chunk " + fp + " is not stored in unit " + name);
             }
-            byte[] bytes;
+            ByteBuffer bytes = recordBuffer(loc.length());
             try {
-                bytes = containers.read(loc.container(), loc.offset(), loc.length());
+                containers.read(loc.container(), loc.offset(), bytes);
+                bytes.flip();
             } catch (ContainerStore.GoneException e) {
                 continue;
             } catch (ClosedChannelException e) {

@@ -117,12 +117,19 @@ final class LocalContainers implements ContainerStore {
 
     @Override
     public byte[] read(int id, long offset, int length) throws IOException {
+        byte[] out = new byte[length];
+        read(id, offset, ByteBuffer.wrap(out));
+        return out;
+    }
+
+    @Override
+    public void read(int id, long offset, ByteBuffer into) throws IOException {
         Container c = set.get(id);
         if (c == null) {
             throw new GoneException(id);
         }
         try {
-            return c.read(offset, length);
+            c.read(offset, into);
         } catch (ClosedChannelException e) {
             if (Thread.currentThread().isInterrupted()) {
                 throw e;

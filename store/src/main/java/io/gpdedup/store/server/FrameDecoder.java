@@ -6,8 +6,6 @@ import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.protocol.StoreProtocolException;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PoolArenaMetric;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -22,19 +20,11 @@ import java.nio.ByteBuffer;
  * <p>Each frame is filled straight from the socket's read buffers into a buffer of its exact size,
  * allocated as soon as its length field is in: one copy per byte, where a cumulating decoder copies
  * a frame of many reads again each time its buffer doubles. Before login that buffer is a plain
- * array; after it, pooled memory, since a fresh array of megabytes for every upload cost a fifth of
- * the event loop in zeroing and page faults. A pooled frame is released once decoded, except an
+ * array; after it, a {@link FramePool} buffer, since a fresh array of megabytes for every upload
+ * cost a fifth of the event loop in zeroing and page faults. A pooled frame is released once decoded, except an
  * upload's, whose payloads are views of it: that one goes on as a {@link HeldFrame}.
  */
 final class FrameDecoder extends ChannelInboundHandlerAdapter {
-    /**
-     * Uploads only. Chunks of 16 MiB (8 KiB pages, order 11) so that a frame of the default maximum
-     * is carved from one instead of allocated on its own; no thread caches, since frames are freed
-     * on engine threads that would otherwise each keep some.
-     */
-    private static final PooledByteBufAllocator FRAMES = new PooledByteBufAllocator(true, 0,
-            Math.max(2, Runtime.getRuntime().availableProcessors()), 8192, 11, 0, 0, false);
-
     private int maxFrameLength = FrameCodec.PRE_AUTH_MAX_FRAME;
     private boolean pooled;
     private boolean failed;
@@ -42,16 +32,6 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     private final ByteBuffer lengthField = ByteBuffer.allocate(FrameCodec.LENGTH_FIELD);
     /** The frame being filled, null between frames. */
     private ByteBuf frame;
-
-    /** Pooled frames not released yet, in every connection of this JVM. */
-    static long pooledFramesInUse() {
-        return FRAMES.metric().directArenas().stream().mapToLong(PoolArenaMetric::numActiveAllocations).sum();
-    }
-
-    /** Pooled frames taken since the JVM started. */
-    static long pooledFramesTaken() {
-        return FRAMES.metric().directArenas().stream().mapToLong(PoolArenaMetric::numAllocations).sum();
-    }
 
     /** Called on the event loop once the client has authenticated. */
     void allowFramesUpTo(int maxFrameLength) {
@@ -100,7 +80,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
                     + (maxFrameLength == FrameCodec.PRE_AUTH_MAX_FRAME ? " before authentication" : ""));
         }
         int n = (int) length;
-        frame = pooled ? FRAMES.directBuffer(n, n) : Unpooled.buffer(n, n);
+        frame = pooled ? FramePool.take(n) : Unpooled.buffer(n, n);
         return true;
     }
 
@@ -118,7 +98,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             failed = true;
             throw e;
         }
-        if (bytes.alloc() == FRAMES && decoded.message() instanceof Request.PutChunks) {
+        if (FramePool.owns(bytes) && decoded.message() instanceof Request.PutChunks) {
             ctx.fireChannelRead(new HeldFrame(decoded, bytes));
         } else {
             bytes.release();

@@ -34,6 +34,25 @@ class ChunkRecordTest {
     }
 
     @Test
+    void aRecordReadIntoPartOfADirectBufferDecodesFromThere() {
+        ChunkRecord r = record();
+        ByteBuffer direct = ByteBuffer.allocateDirect(100 + r.encodedLength());
+        direct.position(17);
+        r.writeTo(direct);
+        direct.limit(direct.position()).position(17);
+        ChunkRecord back = ChunkRecord.decode(direct);
+        assertEquals(17, direct.position(), "the buffer is left as it was");
+        assertEquals(r.fingerprint(), back.fingerprint());
+        assertEquals(2, back.codecId());
+        assertEquals(4096, back.rawLength());
+        assertArrayEquals(r.payload(), back.payload());
+        direct.put(17 + ChunkRecord.HEADER_BYTES + 3, (byte) (direct.get(17 + ChunkRecord.HEADER_BYTES + 3) ^ 1));
+        assertThrows(CorruptRecordException.class, () -> ChunkRecord.decode(direct));
+        direct.limit(direct.limit() - 1);
+        assertThrows(CorruptRecordException.class, () -> ChunkRecord.decode(direct), "one byte short of its stored length");
+    }
+
+    @Test
     void aFlippedByteFailsTheChecksum() {
         byte[] b = record().encode();
         b[ChunkRecord.HEADER_BYTES + 3] ^= 1;

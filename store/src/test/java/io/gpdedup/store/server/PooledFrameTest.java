@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Uploads are read into pooled memory outside the heap and kept there until served: every way an
- * upload can end (stored, refused, cut off, malformed, abandoned with its connection) must give
- * that memory back, or a store in service would run out of it.
+ * Uploads are read, and replies written, in pooled memory outside the heap: every way an upload can
+ * end (stored, refused, cut off, malformed, abandoned with its connection) and every reply, read or
+ * not, must give that memory back, or a store in service would run out of it.
  */
-class UploadFrameMemoryTest {
+class PooledFrameTest {
     private static final Random RANDOM = new Random(11);
 
     @TempDir
@@ -46,13 +46,13 @@ class UploadFrameMemoryTest {
 
     @Test
     void aStoredUploadGivesItsFrameBack() throws Exception {
-        long taken = FrameDecoder.pooledFramesTaken();
+        long taken = FramePool.taken();
         try (RawConnection c = RawConnection.loggedIn(store.port())) {
             long lease = begin(c);
             c.send(Frame.of(10, put(lease, 3, 100_000)));
             assertEquals(MessageType.OK, c.read().type());
         }
-        assertTrue(FrameDecoder.pooledFramesTaken() > taken, "the upload was read into a pooled frame");
+        assertTrue(FramePool.taken() > taken, "frames were taken from the pool");
         assertAllGivenBack();
     }
 
@@ -74,7 +74,7 @@ class UploadFrameMemoryTest {
             c.sendBytes(Arrays.copyOf(bytes, bytes.length / 2));
             // The server has started the frame once the next request is answered... which never
             // comes: wait until the half frame is taken, then leave.
-            waitUntil(() -> FrameDecoder.pooledFramesInUse() > 0, "the half frame is being read");
+            waitUntil(() -> FramePool.inUse() > 0, "the half frame is being read");
         }
         assertAllGivenBack();
     }
@@ -105,6 +105,33 @@ class UploadFrameMemoryTest {
         assertAllGivenBack();
     }
 
+    @Test
+    void repliesGiveTheirFramesBackWhetherReadOrNot() throws Exception {
+        List<Fingerprint> stored = new ArrayList<>();
+        try (RawConnection c = RawConnection.loggedIn(store.port())) {
+            long lease = begin(c);
+            Request.PutChunks put = put(lease, 8, 200_000);
+            put.chunks().forEach(u -> stored.add(u.fingerprint()));
+            c.send(Frame.of(10, put));
+            assertEquals(MessageType.OK, c.read().type());
+            c.send(Frame.of(11, new Request.GetChunks(stored)));
+            int got = 0;
+            Frame part;
+            do {
+                part = c.read();
+                got += ((Reply.ChunksPart) part.message()).chunks().size();
+            } while (part.more());
+            assertEquals(stored.size(), got);
+            long taken = FramePool.taken();
+            // Asked again and again, then gone without reading: replies queued for a closed socket.
+            for (int i = 0; i < 16; i++) {
+                c.send(Frame.of(20 + i, new Request.GetChunks(stored)));
+            }
+            waitUntil(() -> FramePool.taken() > taken, "replies are being written");
+        }
+        assertAllGivenBack();
+    }
+
     private static long begin(RawConnection c) throws Exception {
         c.send(Frame.of(1, new Request.BeginBackup()));
         return ((Reply.LeaseGranted) c.read().message()).lease();
@@ -126,14 +153,14 @@ class UploadFrameMemoryTest {
     }
 
     private static void assertAllGivenBack() throws InterruptedException {
-        waitUntil(() -> FrameDecoder.pooledFramesInUse() == 0, "every pooled frame is released");
+        waitUntil(() -> FramePool.inUse() == 0, "every pooled frame is released");
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 10 s: " + what + " (pooled frames in use: " + FrameDecoder.pooledFramesInUse() + ")");
+                throw new AssertionError("not within 10 s: " + what + " (pooled frames in use: " + FramePool.inUse() + ")");
             }
             Thread.sleep(10);
         }
