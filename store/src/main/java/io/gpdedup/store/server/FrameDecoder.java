@@ -1,9 +1,7 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.protocol.StoreProtocolException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -12,17 +10,16 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.nio.ByteBuffer;
 
 /**
- * Cuts the byte stream into frames (the bytes after each length field) and decodes each through
- * the shared codec, enforcing the max frame length: small until the client has authenticated, then
- * the configured one. After a bad length or a frame that does not decode there is no telling where
- * the next frame starts, so everything after it is discarded.
+ * Cuts the byte stream into frames (the bytes after each length field), enforcing the max frame
+ * length: small until the client has authenticated, then the configured one. After a bad length
+ * there is no telling where the next frame starts, so everything after it is discarded.
  *
  * <p>Each frame is filled straight from the socket's read buffers into a buffer of its exact size,
  * allocated as soon as its length field is in: one copy per byte, where a cumulating decoder copies
  * a frame of many reads again each time its buffer doubles. Before login that buffer is a plain
  * array; after it, a {@link FramePool} buffer, since a fresh array of megabytes for every upload
- * cost a fifth of the event loop in zeroing and page faults. A pooled frame is released once decoded, except an
- * upload's, whose payloads are views of it: that one goes on as a {@link HeldFrame}.
+ * cost a fifth of the event loop in zeroing and page faults. Each whole frame is handed on, and
+ * with it the duty to release it, to {@link MessageDecoder}.
  */
 final class FrameDecoder extends ChannelInboundHandlerAdapter {
     private int maxFrameLength = FrameCodec.PRE_AUTH_MAX_FRAME;
@@ -54,7 +51,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 if (!frame.isWritable()) {
                     ByteBuf whole = frame;
                     frame = null;
-                    decode(ctx, whole);
+                    ctx.fireChannelRead(whole);
                 }
             }
         } finally {
@@ -82,28 +79,6 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         int n = (int) length;
         frame = pooled ? FramePool.take(n) : Unpooled.buffer(n, n);
         return true;
-    }
-
-    /** Hands the decoded frame on; a broken connection (see {@link ProtocolErrorHandler}) gets nothing more. */
-    private void decode(ChannelHandlerContext ctx, ByteBuf bytes) {
-        if (ProtocolErrorHandler.failed(ctx.channel())) {
-            bytes.release();
-            return;
-        }
-        Frame decoded;
-        try {
-            decoded = FrameCodec.decode(bytes.nioBuffer());
-        } catch (RuntimeException e) {
-            bytes.release();
-            failed = true;
-            throw e;
-        }
-        if (FramePool.owns(bytes) && decoded.message() instanceof Request.PutChunks) {
-            ctx.fireChannelRead(new HeldFrame(decoded, bytes));
-        } else {
-            bytes.release();
-            ctx.fireChannelRead(decoded);
-        }
     }
 
     private StoreProtocolException fail(ErrorCode code, String message) {

@@ -110,6 +110,7 @@ final class StoreServer {
                         }
                         p.addLast("frames", new FrameDecoder());
                         p.addLast("encoder", new MessageEncoder());
+                        p.addLast("messages", new MessageDecoder());
                         p.addLast("handshake", new HandshakeHandler(config.maxFrameBytes(), config.maxBatch()));
                         ConnectionLimiter.Admission admission = ch.attr(Admissions.ADMISSION).get();
                         p.addLast("auth", new AuthHandler(context, admission));

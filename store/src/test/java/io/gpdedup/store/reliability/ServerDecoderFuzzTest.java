@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A sample of mutated frames through a real server socket (FrameDecoder and the
+ * A sample of mutated frames through a real server socket (FrameDecoder, MessageDecoder and the
  * handlers), before and after login. For each: the server answers only well-formed frames, never
  * INTERNAL, and closes the connection once the client's input ends (nothing waits forever); after
  * all of them the server still serves a backup and its restore.
