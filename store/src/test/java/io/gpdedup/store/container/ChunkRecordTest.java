@@ -26,11 +26,7 @@ class ChunkRecordTest {
         direct.flip().position(17);
         direct.get(written);
         assertArrayEquals(r.encode(), written);
-        ChunkRecord back = ChunkRecord.decode(written);
-        assertEquals(r.fingerprint(), back.fingerprint());
-        assertEquals(2, back.codecId());
-        assertEquals(4096, back.rawLength());
-        assertArrayEquals(r.payload(), back.payload());
+        assertSameRecord(r, ChunkRecord.decode(written));
     }
 
     @Test
@@ -40,16 +36,19 @@ class ChunkRecordTest {
         direct.position(17);
         r.writeTo(direct);
         direct.limit(direct.position()).position(17);
-        ChunkRecord back = ChunkRecord.decode(direct);
+        assertSameRecord(r, ChunkRecord.decode(direct));
         assertEquals(17, direct.position(), "the buffer is left as it was");
-        assertEquals(r.fingerprint(), back.fingerprint());
-        assertEquals(2, back.codecId());
-        assertEquals(4096, back.rawLength());
-        assertArrayEquals(r.payload(), back.payload());
         direct.put(17 + ChunkRecord.HEADER_BYTES + 3, (byte) (direct.get(17 + ChunkRecord.HEADER_BYTES + 3) ^ 1));
         assertThrows(CorruptRecordException.class, () -> ChunkRecord.decode(direct));
         direct.limit(direct.limit() - 1);
         assertThrows(CorruptRecordException.class, () -> ChunkRecord.decode(direct), "one byte short of its stored length");
+    }
+
+    private static void assertSameRecord(ChunkRecord expected, ChunkRecord actual) {
+        assertEquals(expected.fingerprint(), actual.fingerprint());
+        assertEquals(expected.codecId(), actual.codecId());
+        assertEquals(expected.rawLength(), actual.rawLength());
+        assertArrayEquals(expected.payload(), actual.payload());
     }
 
     @Test

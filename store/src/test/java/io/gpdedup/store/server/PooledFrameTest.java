@@ -72,8 +72,7 @@ class PooledFrameTest {
             long lease = begin(c);
             byte[] bytes = encoded(Frame.of(10, put(lease, 4, 200_000)));
             c.sendBytes(Arrays.copyOf(bytes, bytes.length / 2));
-            // The server has started the frame once the next request is answered... which never
-            // comes: wait until the half frame is taken, then leave.
+            // Left half sent once the store has taken a frame for it.
             waitUntil(() -> FramePool.inUse() > 0, "the half frame is being read");
         }
         assertAllGivenBack();
