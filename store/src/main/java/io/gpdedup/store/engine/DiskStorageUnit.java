@@ -312,8 +312,9 @@ final class DiskStorageUnit implements StorageUnit {
 
     /**
      * A direct buffer of {@code length} bytes (position 0, limit {@code length}) kept by the calling
-     * thread from read to read: a restore reads each record once and keeps only its payload, so a
-     * new array per record was zeroed, faulted in and copied through a temporary direct buffer for nothing.
+     * thread from read to read, as large as the largest record it read: a restore keeps only each
+     * record's payload, so a new array per record was zeroed, faulted in and filled through a
+     * temporary direct buffer for nothing.
      */
     private static ByteBuffer recordBuffer(int length) {
         ByteBuffer b = RECORD_READS.get();
