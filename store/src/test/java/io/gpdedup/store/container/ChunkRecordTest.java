@@ -15,16 +15,20 @@ class ChunkRecordTest {
         return new ChunkRecord(Fingerprint.compute(payload, 0, payload.length), 2, 4096, payload);
     }
 
-    @Test
-    void aRecordWrittenIntoADirectBufferHasTheBytesOfItsEncoding() {
-        ChunkRecord r = record();
+    /** {@code r} written at offset 17 of a larger direct buffer; the record is between position and limit. */
+    private static ByteBuffer writtenAt17(ChunkRecord r) {
         ByteBuffer direct = ByteBuffer.allocateDirect(100 + r.encodedLength());
         direct.position(17);
         r.writeTo(direct);
         assertEquals(17 + r.encodedLength(), direct.position());
+        return direct.limit(direct.position()).position(17);
+    }
+
+    @Test
+    void aRecordWrittenIntoADirectBufferHasTheBytesOfItsEncoding() {
+        ChunkRecord r = record();
         byte[] written = new byte[r.encodedLength()];
-        direct.flip().position(17);
-        direct.get(written);
+        writtenAt17(r).get(written);
         assertArrayEquals(r.encode(), written);
         assertSameRecord(r, ChunkRecord.decode(written));
     }
@@ -32,10 +36,7 @@ class ChunkRecordTest {
     @Test
     void aRecordReadIntoPartOfADirectBufferDecodesFromThere() {
         ChunkRecord r = record();
-        ByteBuffer direct = ByteBuffer.allocateDirect(100 + r.encodedLength());
-        direct.position(17);
-        r.writeTo(direct);
-        direct.limit(direct.position()).position(17);
+        ByteBuffer direct = writtenAt17(r);
         assertSameRecord(r, ChunkRecord.decode(direct));
         assertEquals(17, direct.position(), "the buffer is left as it was");
         direct.put(17 + ChunkRecord.HEADER_BYTES + 3, (byte) (direct.get(17 + ChunkRecord.HEADER_BYTES + 3) ^ 1));
