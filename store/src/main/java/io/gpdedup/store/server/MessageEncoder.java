@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * A {@link Frame} to its bytes on the wire, via the shared codec, written straight into a
  * {@link FramePool} buffer: a heap array would be zeroed when allocated and copied into direct
- * memory again by the socket (a fifth of the event loop in a restore). Netty releases it once
+ * memory again by the socket (a sixth of the event loop in a restore). Netty releases it once
  * written.
  */
 final class MessageEncoder extends MessageToMessageEncoder<Frame> {
