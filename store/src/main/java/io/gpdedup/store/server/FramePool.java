@@ -32,6 +32,11 @@ final class FramePool {
         return POOL.metric().directArenas().stream().mapToLong(PoolArenaMetric::numActiveAllocations).sum();
     }
 
+    /** Direct memory the pool holds now: the chunks frames are carved from, in use or kept for reuse. */
+    static long reservedBytes() {
+        return POOL.metric().usedDirectMemory();
+    }
+
     /** Frames taken since the JVM started. */
     static long taken() {
         return POOL.metric().directArenas().stream().mapToLong(PoolArenaMetric::numAllocations).sum();

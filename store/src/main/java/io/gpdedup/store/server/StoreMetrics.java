@@ -103,6 +103,9 @@ public final class StoreMetrics {
         }
         Gauge.builder("process.resident.memory.bytes", StoreMetrics::residentBytes)
                 .description("resident set size of the store process (VmRSS)").register(registry);
+        Gauge.builder("gpdedup.store.frame.memory.bytes", FramePool::reservedBytes)
+                .description("direct memory reserved for frames in flight (uploads read or waiting to be written, replies being sent), outside the heap")
+                .register(registry);
     }
 
     /** VmRSS of /proc/self/status, NaN where there is no /proc. */

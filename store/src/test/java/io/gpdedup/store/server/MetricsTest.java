@@ -57,6 +57,7 @@ class MetricsTest {
                 assertEquals(4.0 * raw.length, value(text, "gpdedup_store_unit_logical_bytes{unit=\"alpha\"}"));
                 assertEquals(4.0, value(text, "gpdedup_store_unit_dedup_ratio{unit=\"alpha\"}"), 0.01, "4 logical blocks on 1 physical");
                 assertEquals(0.0, value(text, "gpdedup_store_leases_active"));
+                assertTrue(value(text, "gpdedup_store_frame_memory_bytes") >= 16 << 20, "the upload's frame came from a 16 MiB pool chunk");
                 assertTrue(text.contains("gpdedup_store_request_seconds_bucket{outcome=\"ok\",type=\"commit\",le=\"0.001\"}"), text);
                 assertEquals(2.0, value(text, "gpdedup_store_request_seconds_count{outcome=\"ok\",type=\"commit\"}"));
             }
