@@ -47,9 +47,7 @@ public record ChunkRecord(Fingerprint fingerprint, int codecId, int rawLength, b
         out.putInt(rawLength);
         out.putInt(payload.remaining());
         out.put(payload.duplicate());
-        CRC32C c = new CRC32C();
-        c.update(out.duplicate().limit(out.position()).position(start));
-        out.putInt((int) c.getValue());
+        out.putInt(crc(out.duplicate().limit(out.position()).position(start)));
     }
 
     /**
@@ -76,9 +74,7 @@ public record ChunkRecord(Fingerprint fingerprint, int codecId, int rawLength, b
         if (stored != length - OVERHEAD) {
             throw new CorruptRecordException("stored length " + stored + " does not match the record size " + length);
         }
-        CRC32C c = new CRC32C();
-        c.update(b.duplicate().limit(HEADER_BYTES + stored));
-        if (b.getInt(HEADER_BYTES + stored) != (int) c.getValue()) {
+        if (b.getInt(HEADER_BYTES + stored) != crc(b.duplicate().limit(HEADER_BYTES + stored))) {
             throw new CorruptRecordException("record checksum mismatch");
         }
         byte[] payload = new byte[stored];
@@ -98,9 +94,10 @@ public record ChunkRecord(Fingerprint fingerprint, int codecId, int rawLength, b
         return stored < 0 ? -1 : stored;
     }
 
-    static int crc(byte[] data, int len) {
+    /** The CRC-32C of the bytes between {@code bytes}' position and limit (it consumes them). */
+    static int crc(ByteBuffer bytes) {
         CRC32C c = new CRC32C();
-        c.update(data, 0, len);
+        c.update(bytes);
         return (int) c.getValue();
     }
 }

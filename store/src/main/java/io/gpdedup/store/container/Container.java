@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
-import java.util.zip.CRC32C;
 
 /**
  * One container file. Appends are serialized by the caller; reads may run concurrently with
@@ -88,7 +87,7 @@ public final class Container implements Closeable {
         try {
             ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES);
             h.put(MAGIC).putInt(VERSION).putInt(id);
-            h.putInt(ChunkRecord.crc(h.array(), BLOCK_BYTES - 4));
+            h.putInt(ChunkRecord.crc(ByteBuffer.wrap(h.array(), 0, BLOCK_BYTES - 4)));
             h.put(h.array(), 0, BLOCK_BYTES).flip();
             writeFully(ch, h, 0);
         } catch (IOException e) {
@@ -194,9 +193,7 @@ public final class Container implements Closeable {
         b.position(at + MAGIC.length);
         int version = b.getInt();
         int fileId = b.getInt();
-        CRC32C crc = new CRC32C();
-        crc.update(h, at, BLOCK_BYTES - 4);
-        return version == VERSION && fileId == id && b.getInt() == (int) crc.getValue();
+        return version == VERSION && fileId == id && b.getInt() == ChunkRecord.crc(ByteBuffer.wrap(h, at, BLOCK_BYTES - 4));
     }
 
     private static boolean isV1Header(byte[] h, int id) {
