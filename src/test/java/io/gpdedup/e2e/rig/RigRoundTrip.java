@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * gpbackup and gprestore of a real Greenplum cluster through one plugin, each restore compared
@@ -32,6 +34,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(RigReady.class)
+// Beside the rest of the suite, in a thread of its own; its tests one after another in that thread,
+// since they share the class's database.
+@Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 abstract class RigRoundTrip {
     static final Duration LIMIT = Duration.ofMinutes(5);
@@ -91,12 +96,14 @@ abstract class RigRoundTrip {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void jobsBackupRestoresAnEqualDatabase() throws Exception {
         String ts = backup(withCompression("--dbname", source, "--jobs", "4"));
         restoreAndCompare(ts, database("jobs"), expected, "--jobs", "4");
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void singleDataFileBackupRestoresWholeAndFiltered() throws Exception {
         String ts = backup("--dbname", source, "--single-data-file", "--no-compression");
         restoreAndCompare(ts, database("sdf"), expected);
@@ -107,12 +114,14 @@ abstract class RigRoundTrip {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void singleDataFileWithCopyQueueRestores() throws Exception {
         String ts = backup("--dbname", source, "--single-data-file", "--no-compression", "--copy-queue-size", "4");
         restoreAndCompare(ts, database("queue"), expected, "--copy-queue-size", "4");
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void repeatBackupAfterChangesRestoresTheNewState() throws Exception {
         String db = database("changing");
         createSource(db);
@@ -128,6 +137,7 @@ abstract class RigRoundTrip {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void metadataOnlyBackupRestoresEveryTableEmpty() throws Exception {
         String ts = backup("--dbname", source, "--metadata-only");
         String db = database("meta");
@@ -139,6 +149,7 @@ abstract class RigRoundTrip {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void deleteBackupRemovesItAndFreesItsSpace() throws Exception {
         String db = database("unique");
         rig.dropDatabase(db);

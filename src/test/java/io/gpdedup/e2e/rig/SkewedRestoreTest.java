@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * A skewed database backed up with {@code --single-data-file} through the dedup plugin and restored,
@@ -42,6 +44,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(RigReady.class)
+// Beside the rest of the suite, in a thread of its own (see RigRoundTrip).
+@Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
 class SkewedRestoreTest {
     private static final int CYCLES = 5;
@@ -81,6 +85,7 @@ class SkewedRestoreTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void fiveSingleDataFileRoundTripsNeverHang() throws Exception {
         for (int cycle = 1; cycle <= CYCLES; cycle++) {
             // Each cycle backs up a slightly different database, so each restore is checked against new contents.
