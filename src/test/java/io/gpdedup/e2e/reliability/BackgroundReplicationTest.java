@@ -39,6 +39,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Replication off gpbackup's critical path, through the executables of {@code dist/}: backups taken
@@ -50,6 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
  * replica restores byte for byte through a config that points at the remote.
  */
 @Timeout(600)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(WaitingLane.LOCK)
 class BackgroundReplicationTest {
     private static final Duration PATIENCE = Duration.ofSeconds(180);
     private static final Pattern JOB = Pattern.compile("\\{[^{}]*\\}");

@@ -13,6 +13,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The connection mistakes people make, through {@code dist/bin/gpbackup_dedup_plugin} against a real
@@ -21,6 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the store once, gives durations in seconds and names the options to fix; nothing is stored.
  */
 @Timeout(120)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(WaitingLane.LOCK)
 class ConnectErrorsTest {
     @TempDir
     Path dir;

@@ -26,6 +26,9 @@ import java.util.concurrent.TimeUnit;
 import io.gpdedup.e2e.fixture.StoreBackend;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -42,6 +45,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * restarted store has an empty cache and only the bucket to go by.
  */
 @Timeout(1800)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(WaitingLane.LOCK)
 class CrashRunTest {
     private static final int KILLS = Integer.getInteger("gpdedup.crash.kills", 3);
     private static final int S3_KILLS = Integer.getInteger("gpdedup.crash.s3-kills", 2);

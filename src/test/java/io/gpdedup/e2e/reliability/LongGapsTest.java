@@ -16,6 +16,9 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -28,6 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * real executables, with and without the host agent.
  */
 @Timeout(600)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(WaitingLane.LOCK)
 class LongGapsTest {
     private static final int IDLE_TIMEOUT_SECONDS = 2;
     private static final long GAP_SECONDS = 3 * IDLE_TIMEOUT_SECONDS / 2;

@@ -24,6 +24,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,6 +40,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * socket); the rest with direct stdio, what gpbackup_helper's pipes get.
  */
 @Timeout(900)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(WaitingLane.LOCK)
 class PausedStreamsTest {
     /** Seven paused restores of this much fetched ahead more than the old 128 MiB window held. */
     private static final int OBJECT_BYTES = 24 << 20;

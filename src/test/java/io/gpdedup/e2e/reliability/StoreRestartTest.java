@@ -21,6 +21,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -35,6 +38,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * made nothing visible.
  */
 @Timeout(1200)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(WaitingLane.LOCK)
 class StoreRestartTest {
     private static final int OBJECT_BYTES = 48 << 20;
     private static final long DOWN_SECONDS = 3;
