@@ -1,5 +1,6 @@
 package io.gpdedup.store.recipe;
 
+import io.gpdedup.store.CrcTrailer;
 import io.gpdedup.store.chunk.ChunkList;
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
@@ -7,7 +8,6 @@ import io.gpdedup.store.chunk.Recipe;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.zip.CRC32C;
 
 /**
  * The bytes of one recipe file (docs/format.md, section 3). A recipe with a chunk list digest is
@@ -43,9 +43,7 @@ public final class RecipeFile {
             c.fingerprint().copyTo(fp, 0);
             b.put(fp).putInt(c.length());
         }
-        CRC32C crc = new CRC32C();
-        crc.update(b.array(), 0, b.position());
-        b.putInt((int) crc.getValue());
+        CrcTrailer.append(b);
         return b.array();
     }
 
@@ -53,10 +51,8 @@ public final class RecipeFile {
         if (data.length < 66) {
             throw new CorruptRecipeException("recipe file of " + data.length + " bytes is too short");
         }
-        CRC32C crc = new CRC32C();
-        crc.update(data, 0, data.length - 4);
         ByteBuffer b = ByteBuffer.wrap(data);
-        if (b.getInt(data.length - 4) != (int) crc.getValue()) {
+        if (!CrcTrailer.matches(data)) {
             throw new CorruptRecipeException("recipe checksum mismatch");
         }
         try {

@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.store.CrcTrailer;
 import io.gpdedup.store.recipe.ObjectName;
 import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.recipe.RecipeStore;
@@ -20,7 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.logging.Logger;
-import java.util.zip.CRC32C;
 
 /**
  * A unit's recipes as objects {@code units/<unit>/recipes/<file name>} (the local recipe file
@@ -237,9 +237,7 @@ final class BucketRecipes implements RecipeStore {
             }
             b.putLong(numbers.get(i)[0]).putLong(numbers.get(i)[1]);
         }
-        CRC32C crc = new CRC32C();
-        crc.update(b.array(), 0, b.position());
-        b.putInt((int) crc.getValue());
+        CrcTrailer.append(b);
         return b.array();
     }
 
@@ -251,10 +249,8 @@ final class BucketRecipes implements RecipeStore {
         byte[] d = data.get();
         Map<String, Known> out = new HashMap<>();
         try {
-            CRC32C crc = new CRC32C();
-            crc.update(d, 0, d.length - 4);
             ByteBuffer b = ByteBuffer.wrap(d);
-            if (b.getInt(d.length - 4) != (int) crc.getValue() || b.getLong() != MAGIC) {
+            if (!CrcTrailer.matches(d) || b.getLong() != MAGIC) {
                 throw new IllegalArgumentException("checksum");
             }
             int n = b.getInt();

@@ -1,11 +1,11 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.store.CrcTrailer;
 import io.gpdedup.store.chunk.Fingerprint;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * The index object of one container (docs/s3.md): what a start needs to index the container
@@ -40,9 +40,7 @@ final class ContainerIndexFile {
             e.fingerprint().copyTo(fp, 0);
             b.put(fp).putInt((int) e.offset()).putInt(e.length());
         }
-        CRC32C crc = new CRC32C();
-        crc.update(b.array(), 0, b.position());
-        b.putInt((int) crc.getValue());
+        CrcTrailer.append(b);
         return b.array();
     }
 
@@ -51,10 +49,8 @@ final class ContainerIndexFile {
         if (data.length < HEADER + 4) {
             return null;
         }
-        CRC32C crc = new CRC32C();
-        crc.update(data, 0, data.length - 4);
         ByteBuffer b = ByteBuffer.wrap(data);
-        if (b.getInt(data.length - 4) != (int) crc.getValue() || b.getLong() != MAGIC) {
+        if (!CrcTrailer.matches(data) || b.getLong() != MAGIC) {
             return null;
         }
         try {
