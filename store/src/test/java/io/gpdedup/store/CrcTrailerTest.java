@@ -27,7 +27,7 @@ class CrcTrailerTest {
     }
 
     @Test
-    void tooShortToHoldATrailerNeverMatches() {
+    void fewerBytesThanATrailerNeverMatch() {
         assertFalse(CrcTrailer.matches(new byte[0]));
         assertFalse(CrcTrailer.matches(new byte[3]));
         assertTrue(CrcTrailer.matches(new byte[4]), "the CRC-32C of nothing is 0");
