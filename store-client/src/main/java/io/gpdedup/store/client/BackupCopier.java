@@ -8,6 +8,9 @@ import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.client.BackupSession;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
+import io.gpdedup.store.codec.ChunkCodec;
+import io.gpdedup.store.codec.Codec;
+import io.gpdedup.store.codec.EncodedChunk;
 import io.gpdedup.store.protocol.ChunkUpload;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -20,7 +23,8 @@ import java.util.concurrent.ExecutionException;
 /**
  * Copies the objects under one name prefix to a second store, as the appliances' replication
  * does: for each object the remote is asked which chunks it lacks, only those are read from the
- * source and sent, as stored (compressed; the remote verifies them as it verifies any upload),
+ * source and sent, as stored (compressed; chunks the source keeps in regions compressed again on
+ * the way; the remote verifies them as it verifies any upload),
  * and the recipe is committed. An object the remote already holds with the same content
  * ({@link Recipe#sameStream}) is left as it is, so a copy interrupted halfway resumes where it
  * stopped; one it holds with other content stops the copy.
@@ -28,6 +32,8 @@ import java.util.concurrent.ExecutionException;
 public final class BackupCopier {
     /** Chunks read from the source and sent to the remote per round. */
     private static final int BATCH = 256;
+    /** What chunks that reach the copier uncompressed are sent on with: the plugin's default. */
+    private static final ChunkCodec RESEND = ChunkCodec.of(Codec.ZSTD, 1);
 
     /** Where the objects come from: a storage unit inside a store, or a client of one. */
     public interface Source {
@@ -123,6 +129,11 @@ public final class BackupCopier {
                     long batchBytes = 0;
                     for (int i = 0; i < batch.length; i++) {
                         StoredChunk c = stored.get(i);
+                        if (c.codec() == Codec.NONE) {
+                            // Chunks of a region arrive decoded: they travel on compressed, as any upload does.
+                            EncodedChunk e = RESEND.encode(c.payload(), 0, c.payload().length);
+                            c = new StoredChunk(e.codec(), c.rawLength(), e.payload());
+                        }
                         uploads.add(new ChunkUpload(batch[i], c.codec(), c.rawLength(), c.payload()));
                         batchBytes += c.payload().length;
                     }

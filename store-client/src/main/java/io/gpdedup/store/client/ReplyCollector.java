@@ -4,10 +4,13 @@ import io.gpdedup.store.chunk.ChunkList;
 import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.store.codec.CorruptChunkException;
+import io.gpdedup.store.protocol.ChunkEntry;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.ReplicationJobStatus;
 import io.gpdedup.store.protocol.Reply;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -59,28 +62,59 @@ abstract class ReplyCollector<T> {
         };
     }
 
-    static ReplyCollector<List<StoredChunk>> chunks(int expected) {
+    /** {@code regions}: the client's, so that a region two batches share is decoded once. */
+    static ReplyCollector<List<StoredChunk>> chunks(int expected, DecodedRegions regions) {
         return new ReplyCollector<>("GET_CHUNKS", true) {
             private final List<StoredChunk> chunks = new ArrayList<>(expected);
+            private StoredChunk[] placed;
+            private int count;
 
             @Override
             boolean accept(Frame frame) {
-                if (!(frame.message() instanceof Reply.ChunksPart part)) {
+                if (frame.message() instanceof Reply.ChunksPart part) {
+                    chunks.addAll(part.chunks());
+                    count += part.chunks().size();
+                } else if (frame.message() instanceof Reply.RegionChunksPart part) {
+                    if (placed == null) {
+                        placed = new StoredChunk[expected];
+                    }
+                    try {
+                        for (ChunkEntry e : part.entries()) {
+                            if (e instanceof ChunkEntry.One one ? one.position() >= expected : outside((ChunkEntry.Region) e, expected)) {
+                                future.completeExceptionally(new StoreClientException("the store sent a chunk for a position past the " + expected + " asked for"));
+                                return true;
+                            }
+                            regions.placeIn(e, placed);
+                            count += e.count();
+                        }
+                    } catch (CorruptChunkException e) {
+                        future.completeExceptionally(new StoreClientException("the store sent a region that does not decode: " + e.getMessage()));
+                        return true;
+                    }
+                } else {
                     future.completeExceptionally(unexpected(frame));
                     return true;
                 }
-                chunks.addAll(part.chunks());
                 if (frame.more()) {
                     return false;
                 }
-                if (chunks.size() != expected) {
-                    future.completeExceptionally(new StoreClientException("asked for " + expected + " chunks, got " + chunks.size()));
+                if (count != expected || (placed != null && (!chunks.isEmpty() || Arrays.asList(placed).contains(null)))) {
+                    future.completeExceptionally(new StoreClientException("asked for " + expected + " chunks, got " + count));
                 } else {
-                    future.complete(chunks);
+                    future.complete(placed != null ? Arrays.asList(placed) : chunks);
                 }
                 return true;
             }
         };
+    }
+
+    private static boolean outside(ChunkEntry.Region r, int expected) {
+        for (int p : r.positions()) {
+            if (p >= expected) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static ReplyCollector<Optional<Recipe>> recipe(String name) {

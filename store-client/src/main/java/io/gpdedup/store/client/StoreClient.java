@@ -54,6 +54,7 @@ public final class StoreClient implements AutoCloseable {
 
     private final ClientSettings settings;
     private final Object lock = new Object();
+    private final DecodedRegions regions = new DecodedRegions();
     private volatile Connection connection;
     private CompletableFuture<Connection> reconnecting; // guarded by lock
     private Connection givenUp; // guarded by lock: the broken connection no reconnection could replace
@@ -123,7 +124,7 @@ public final class StoreClient implements AutoCloseable {
         int maxBatch = maxBatch();
         for (int from = 0; from < all.size(); from += maxBatch) {
             List<Fingerprint> batch = all.subList(from, Math.min(all.size(), from + maxBatch));
-            parts.add(call(c -> c.send(new Request.GetChunks(batch), ReplyCollector.chunks(batch.size()))));
+            parts.add(call(c -> c.send(new Request.GetChunks(batch), ReplyCollector.chunks(batch.size(), regions))));
         }
         return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
             List<StoredChunk> chunks = new ArrayList<>(all.size());

@@ -3,6 +3,7 @@ package io.gpdedup.store.protocol;
 import static io.gpdedup.store.protocol.ProtocolVersions.V1;
 import static io.gpdedup.store.protocol.ProtocolVersions.V2;
 import static io.gpdedup.store.protocol.ProtocolVersions.V3;
+import static io.gpdedup.store.protocol.ProtocolVersions.V6;
 
 /**
  * The type byte of a frame (docs/protocol.md section 4): its code, the protocol version that
@@ -47,6 +48,7 @@ public enum MessageType {
     REPLICATION_QUEUED(0x8D, V2, Reply.ReplicationQueued::read),
     REPLICATION_JOBS(0x8E, V2, Reply.ReplicationJobsPart::read),
     SETTINGS_REPLY(0x8F, V3, Reply.Settings::read),
+    CHUNKS_IN_REGIONS(0x90, V6, Reply.RegionChunksPart::read),
     ERROR(0xFF, V1, Reply.Error::read);
 
     /** Reads the body of a message of one type. */
@@ -88,7 +90,7 @@ public enum MessageType {
 
     /** Whether a reply of this type may be split over several frames with the MORE flag ({@link Reply.ListPart}). */
     public boolean splittable() {
-        return this == RECIPE || this == CHUNKS || this == OBJECTS || this == REPLICATION_JOBS;
+        return this == RECIPE || this == CHUNKS || this == CHUNKS_IN_REGIONS || this == OBJECTS || this == REPLICATION_JOBS;
     }
 
     Message read(WireReader in) {

@@ -269,6 +269,106 @@ public sealed interface Reply extends Message {
         }
     }
 
+    /**
+     * GET_CHUNKS answered in protocol version 6 and later: entries of one chunk as stored, or of
+     * the chunks of one region ({@link ChunkEntry}), each chunk with its position in the request.
+     */
+    record RegionChunksPart(List<ChunkEntry> entries) implements ListPart<ChunkEntry> {
+        private static final int ONE = 0;
+        private static final int REGION = 1;
+
+        public RegionChunksPart {
+            entries = List.copyOf(entries);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CHUNKS_IN_REGIONS;
+        }
+
+        @Override
+        public RegionChunksPart with(List<ChunkEntry> entries) {
+            return new RegionChunksPart(entries);
+        }
+
+        @Override
+        public int entrySize(ChunkEntry e) {
+            if (e instanceof ChunkEntry.One one) {
+                return 1 + 4 + 1 + 4 + 4 + one.chunk().payload().length;
+            }
+            ChunkEntry.Region r = (ChunkEntry.Region) e;
+            return 1 + 1 + 4 + 4 + r.payload().length + 4 + 12 * r.count();
+        }
+
+        @Override
+        public long fixedSize() {
+            return 4;
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            out.u32(entries.size());
+            for (ChunkEntry e : entries) {
+                if (e instanceof ChunkEntry.One one) {
+                    out.u8(ONE);
+                    out.u32(one.position());
+                    out.u8(one.chunk().codec().id());
+                    out.u32(one.chunk().rawLength());
+                    out.u32(one.chunk().payload().length);
+                    out.bytes(one.chunk().payload());
+                } else {
+                    ChunkEntry.Region r = (ChunkEntry.Region) e;
+                    out.u8(REGION);
+                    out.u8(r.codec().id());
+                    out.u32(r.rawLength());
+                    out.u32(r.payload().length);
+                    out.bytes(r.payload());
+                    out.u32(r.count());
+                    for (int i = 0; i < r.count(); i++) {
+                        out.u32(r.positions()[i]);
+                        out.u32(r.starts()[i]);
+                        out.u32(r.lengths()[i]);
+                    }
+                }
+            }
+        }
+
+        static RegionChunksPart read(WireReader in) {
+            int n = in.count(10, "chunk entry");
+            List<ChunkEntry> entries = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                int kind = in.u8("entry kind");
+                if (kind == ONE) {
+                    int position = in.u31("position");
+                    var codec = in.codec();
+                    int raw = in.u31("raw length");
+                    entries.add(new ChunkEntry.One(position, new StoredChunk(codec, raw, in.bytes(in.u31("payload length"), "payload"))));
+                } else if (kind == REGION) {
+                    var codec = in.codec();
+                    int raw = in.u31("raw length");
+                    byte[] payload = in.bytes(in.u31("payload length"), "payload");
+                    int k = in.count(12, "chunk of a region");
+                    int[] positions = new int[k];
+                    int[] starts = new int[k];
+                    int[] lengths = new int[k];
+                    for (int j = 0; j < k; j++) {
+                        positions[j] = in.u31("position");
+                        starts[j] = in.u31("start in region");
+                        lengths[j] = in.u31("length in region");
+                    }
+                    try {
+                        entries.add(new ChunkEntry.Region(codec, raw, payload, positions, starts, lengths));
+                    } catch (IllegalArgumentException e) {
+                        throw WireReader.malformed(e.getMessage());
+                    }
+                } else {
+                    throw WireReader.malformed("unknown chunk entry kind " + kind);
+                }
+            }
+            return new RegionChunksPart(entries);
+        }
+    }
+
     record ObjectsPart(List<ObjectInfo> objects) implements ListPart<ObjectInfo> {
         public ObjectsPart {
             objects = List.copyOf(objects);

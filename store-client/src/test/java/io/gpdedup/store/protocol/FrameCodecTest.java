@@ -85,6 +85,10 @@ class FrameCodecTest {
                 new Reply.RecipePart(r.nextLong() & Long.MAX_VALUE, null, refs, bytes(r, 32)),
                 new Reply.NotFound(),
                 new Reply.ChunksPart(stored),
+                new Reply.RegionChunksPart(List.of(new ChunkEntry.One(3, stored.get(0)),
+                        new ChunkEntry.Region(Codec.ZSTD, 70_000, bytes(r, 300), new int[] {0, 2, 4}, new int[] {0, 16_384, 69_999},
+                                new int[] {16_384, 53_615, 1}),
+                        new ChunkEntry.One(1, stored.get(stored.size() - 1)))),
                 new Reply.ObjectsPart(List.of(new ObjectInfo(name, 12345, 1700000000000L), new ObjectInfo("", 0, 0))),
                 new Reply.Count(r.nextInt(1000)),
                 new Reply.Stats(new UnitStats(1, 2, 3, 4, 5, 6)),
@@ -249,12 +253,13 @@ class FrameCodecTest {
 
     @Test
     void versionChoiceIsTheHighestCommonOne() {
+        assertEquals(6, ProtocolVersions.choose(List.of(1, 2, 3, 4, 5, 6, 7)).getAsInt());
         assertEquals(5, ProtocolVersions.choose(List.of(1, 2, 3, 4, 5, 7)).getAsInt());
         assertEquals(4, ProtocolVersions.choose(List.of(1, 2, 3, 4, 7)).getAsInt());
         assertEquals(3, ProtocolVersions.choose(List.of(1, 2, 3, 7)).getAsInt());
         assertEquals(2, ProtocolVersions.choose(List.of(1, 2, 7)).getAsInt());
         assertEquals(1, ProtocolVersions.choose(List.of(1, 7)).getAsInt());
-        assertTrue(ProtocolVersions.choose(List.of(6, 7)).isEmpty());
+        assertTrue(ProtocolVersions.choose(List.of(7, 8)).isEmpty());
     }
 
     private static Frame decode(ByteBuffer wire) {

@@ -11,6 +11,7 @@ import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.CorruptRecordException;
 import io.gpdedup.store.container.DiskFullException;
+import io.gpdedup.store.container.RegionRecord;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.recipe.CorruptRecipeException;
 import io.gpdedup.store.recipe.ObjectName;
@@ -59,6 +60,7 @@ final class DiskStorageUnit implements StorageUnit {
     private final EngineSettings settings;
     private final ContainerStore containers;
     private final ChunkIndex index;
+    private final RegionCache regions = new RegionCache();
     private final RecipeCatalog catalog;
     private final GroupCommitter committer;
     private final ReentrantLock writeLock = new ReentrantLock();
@@ -325,39 +327,90 @@ final class DiskStorageUnit implements StorageUnit {
         return b.clear().limit(length);
     }
 
-    /** The chunk's record, checksum checked; retried when garbage collection moves it meanwhile. */
+    @Override
+    public Served serve(Fingerprint fingerprint) {
+        checkOpen();
+        Object found = locate(fingerprint);
+        if (found instanceof Member m) {
+            RegionRecord r = m.region().record();
+            return new Served.InRegion(m.region().key(), new StoredChunk(Codec.ofId(r.codecId()), r.rawLength(), r.payload()),
+                    m.region().start(m.index()), r.members().get(m.index()).rawLength());
+        }
+        ChunkRecord c = (ChunkRecord) found;
+        return new Served.Whole(new StoredChunk(Codec.ofId(c.codecId()), c.rawLength(), c.payload()));
+    }
+
+    /**
+     * The chunk's record, checksum checked; retried when garbage collection moves it meanwhile. A
+     * chunk kept in a region comes as a record of its raw bytes (codec NONE), the region's
+     * checksum checked and its payload decoded.
+     */
     ChunkRecord readRecord(Fingerprint fp) {
+        Object found = locate(fp);
+        if (found instanceof Member m) {
+            byte[] raw = m.region().chunk(m.index());
+            return new ChunkRecord(fp, Codec.NONE.id(), raw.length, raw);
+        }
+        return (ChunkRecord) found;
+    }
+
+    /** A chunk kept in a region: the region, and which member of it the chunk is. */
+    private record Member(RegionCache.Region region, int index) {
+    }
+
+    /** The chunk's {@link ChunkRecord}, or the {@link Member} of a region it is; checksums checked. */
+    private Object locate(Fingerprint fp) {
         for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
             ChunkIndex.Location loc = index.lookup(fp);
             if (loc == null) {
                 throw new StoreException("chunk " + fp + " is not stored in unit " + name);
             }
-            ByteBuffer bytes = recordBuffer(loc.length());
-            try {
-                containers.read(loc.container(), loc.offset(), bytes);
-                bytes.flip();
-            } catch (ContainerStore.GoneException e) {
-                continue;
-            } catch (ClosedChannelException e) {
-                throw new StoreException("interrupted while reading chunk " + fp, e);
-            } catch (IOException e) {
-                throw new StoreException("cannot read chunk " + fp + " from container " + loc.container() + ": " + e, e);
+            String where = "chunk " + fp + " in container " + loc.container() + " at offset " + loc.offset() + " is damaged: ";
+            RegionCache.Region region = regions.get(loc.container(), loc.offset());
+            if (region == null) {
+                ByteBuffer bytes;
+                try {
+                    bytes = recordBuffer(loc.length() > 0 ? loc.length() : sharedRecordLength(loc));
+                    containers.read(loc.container(), loc.offset(), bytes);
+                    bytes.flip();
+                } catch (ContainerStore.GoneException e) {
+                    continue;
+                } catch (ClosedChannelException e) {
+                    throw new StoreException("interrupted while reading chunk " + fp, e);
+                } catch (IOException e) {
+                    throw new StoreException("cannot read chunk " + fp + " from container " + loc.container() + ": " + e, e);
+                }
+                try {
+                    if (!RegionRecord.startsRegion(bytes)) {
+                        ChunkRecord r = ChunkRecord.decode(bytes);
+                        if (!r.fingerprint().equals(fp)) {
+                            throw new StoreException(where + "the record holds " + r.fingerprint());
+                        }
+                        return r;
+                    }
+                    region = regions.put(loc.container(), loc.offset(), RegionRecord.decode(bytes));
+                } catch (CorruptRecordException e) {
+                    throw new StoreException(where + e.getMessage());
+                }
             }
-            ChunkRecord r;
-            try {
-                r = ChunkRecord.decode(bytes);
-            } catch (CorruptRecordException e) {
-                throw new StoreException("chunk " + fp + " in container " + loc.container() + " at offset " + loc.offset()
-                        + " is damaged: " + e.getMessage());
+            int i = region.indexOf(fp);
+            if (i < 0) {
+                throw new StoreException(where + "the region there does not hold it");
             }
-            if (!r.fingerprint().equals(fp)) {
-                throw new StoreException("chunk " + fp + " in container " + loc.container() + " at offset " + loc.offset()
-                        + " is damaged: the record holds " + r.fingerprint());
-            }
-            return r;
+            return new Member(region, i);
         }
         checkOpen();
         throw new StoreException("chunk " + fp + " kept moving while being read; try again");
+    }
+
+    /** The length of the region a member indexed with length 0 shares, from the region's header. */
+    private int sharedRecordLength(ChunkIndex.Location loc) throws IOException {
+        long length = RegionRecord.lengthFromHeader(containers.read(loc.container(), loc.offset(), RegionRecord.FIXED_HEADER_BYTES));
+        if (length < 0 || length > Integer.MAX_VALUE) {
+            throw new StoreException("the region in container " + loc.container() + " at offset " + loc.offset()
+                    + " is damaged: bad region header");
+        }
+        return (int) length;
     }
 
     @Override

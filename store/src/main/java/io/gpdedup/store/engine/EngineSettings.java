@@ -13,12 +13,14 @@ import java.time.Duration;
  * @param diskReserveBytes   free space new chunk data must leave on the data directory's file system; 0 = none
  * @param reconnectGrace     after a unit opens, garbage collection keeps every chunk of the containers it opened with for this
  *                           long: backups that a restart interrupted reconnect within it and pin their chunks again; 0 = none
+ * @param regionBytes        recompression compresses consecutive chunks as one region of at most this many raw bytes (4 KiB .. 64 MiB)
  */
 public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVerification verifyOnPut, int maxChunkBytes, double gcLiveRatio,
-        long diskReserveBytes, Duration reconnectGrace) {
+        long diskReserveBytes, Duration reconnectGrace, int regionBytes) {
     static final long DEFAULT_CONTAINER_SIZE = 64L << 20;
     static final int DEFAULT_MAX_CHUNK = 16 << 20;
     static final double DEFAULT_GC_LIVE_RATIO = 0.5;
+    static final int DEFAULT_REGION_BYTES = 1 << 20;
     /** Room for garbage collection to copy a full batch (one default container) and for recipes and an index snapshot. */
     public static final long DEFAULT_DISK_RESERVE = 256L << 20;
 
@@ -43,42 +45,50 @@ public record EngineSettings(long containerSizeBytes, long capacityBytes, PutVer
         if (reconnectGrace.isNegative()) {
             throw new IllegalArgumentException("reconnectGrace must be 0 (none) or positive");
         }
+        if (regionBytes < 4096 || regionBytes > (64 << 20)) {
+            throw new IllegalArgumentException("regionBytes must be between 4 KiB and 64 MiB, not " + regionBytes);
+        }
     }
 
     /**
      * 64 MiB containers, no capacity limit, a sample of new chunks checked, 16 MiB chunks, rewrite
-     * below 50% live, 256 MiB of disk kept free, no reconnect grace (the server sets one).
+     * below 50% live, 256 MiB of disk kept free, no reconnect grace (the server sets one), regions
+     * of 1 MiB.
      */
     public static EngineSettings defaults() {
         return new EngineSettings(DEFAULT_CONTAINER_SIZE, 0, PutVerification.SAMPLE, DEFAULT_MAX_CHUNK, DEFAULT_GC_LIVE_RATIO, DEFAULT_DISK_RESERVE,
-                Duration.ZERO);
+                Duration.ZERO, DEFAULT_REGION_BYTES);
     }
 
     EngineSettings withContainerSizeBytes(long v) {
-        return new EngineSettings(v, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace);
+        return new EngineSettings(v, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace, regionBytes);
     }
 
     public EngineSettings withCapacityBytes(long v) {
-        return new EngineSettings(containerSizeBytes, v, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace);
+        return new EngineSettings(containerSizeBytes, v, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace, regionBytes);
     }
 
     public EngineSettings withVerifyOnPut(PutVerification v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, v, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace);
+        return new EngineSettings(containerSizeBytes, capacityBytes, v, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace, regionBytes);
     }
 
     EngineSettings withMaxChunkBytes(int v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, v, gcLiveRatio, diskReserveBytes, reconnectGrace);
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, v, gcLiveRatio, diskReserveBytes, reconnectGrace, regionBytes);
     }
 
     EngineSettings withGcLiveRatio(double v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, v, diskReserveBytes, reconnectGrace);
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, v, diskReserveBytes, reconnectGrace, regionBytes);
     }
 
     public EngineSettings withDiskReserveBytes(long v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, v, reconnectGrace);
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, v, reconnectGrace, regionBytes);
     }
 
     public EngineSettings withReconnectGrace(Duration v) {
-        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, v);
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, v, regionBytes);
+    }
+
+    EngineSettings withRegionBytes(int v) {
+        return new EngineSettings(containerSizeBytes, capacityBytes, verifyOnPut, maxChunkBytes, gcLiveRatio, diskReserveBytes, reconnectGrace, v);
     }
 }

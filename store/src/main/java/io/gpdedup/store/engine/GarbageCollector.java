@@ -3,6 +3,7 @@ package io.gpdedup.store.engine;
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.container.Container;
+import io.gpdedup.store.container.RegionRecord;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.recipe.CorruptRecipeException;
 import io.gpdedup.store.recipe.RecipeCatalog;
@@ -74,7 +75,9 @@ final class GarbageCollector {
         Map<Integer, long[]> liveBytes = new HashMap<>();
         index.forEach((slot, container, offset, length) -> {
             if (live.get(slot)) {
-                liveBytes.computeIfAbsent(container, k -> new long[1])[0] += length;
+                // A live region member after the first counts a byte: its region's length is on the
+                // first member, which may be dead, and a container with a live chunk is never empty.
+                liveBytes.computeIfAbsent(container, k -> new long[1])[0] += Math.max(length, 1);
             }
         });
         List<ContainerStore.Info> empty = new ArrayList<>();
@@ -145,13 +148,20 @@ final class GarbageCollector {
         List<Entry> entries = entriesByVictim.get(c.id());
         entries.sort((a, b) -> Long.compare(a.offset(), b.offset()));
         try {
-            for (Entry e : entries) {
-                Fingerprint fp = e.fingerprint();
-                if (!e.live()) {
-                    dead.add(fp);
+            for (int i = 0; i < entries.size();) {
+                // The entries of one record: a chunk's, or a region's members (same offset).
+                int end = i + 1;
+                while (end < entries.size() && entries.get(end).offset() == entries.get(i).offset()) {
+                    end++;
+                }
+                List<Entry> record = entries.subList(i, end);
+                i = end;
+                if (record.stream().noneMatch(Entry::live)) {
+                    record.forEach(e -> dead.add(e.fingerprint()));
                     continue;
                 }
-                byte[] rec = containers.read(c.id(), e.offset(), e.length());
+                int length = record.stream().mapToInt(Entry::length).max().getAsInt();
+                byte[] rec = containers.read(c.id(), record.get(0).offset(), length > 0 ? length : regionLength(c.id(), record.get(0).offset()));
                 if (out == null || (out.size() + rec.length > unit.settings().containerSizeBytes() && out.size() > out.dataStart())) {
                     out = containers.createForCopies();
                     created.add(out);
@@ -162,14 +172,31 @@ final class GarbageCollector {
                 }
                 long at = out.append(rec);
                 reclaimed -= rec.length;
-                moves.add(new Move(fp, out.id(), at, rec.length));
                 batchBytes += rec.length;
+                int shared = rec.length; // dead members' bytes go along; their entries go
+                for (Entry e : record) {
+                    if (e.live()) {
+                        moves.add(new Move(e.fingerprint(), out.id(), at, shared));
+                        shared = 0;
+                    } else {
+                        dead.add(e.fingerprint());
+                    }
+                }
             }
         } catch (IOException e) {
             abandonBatch();
             throw e;
         }
         batch.add(c);
+    }
+
+    /** The length of the region at {@code offset} whose members are all indexed with length 0 (its first one removed). */
+    private int regionLength(int container, long offset) throws IOException {
+        long length = RegionRecord.lengthFromHeader(unit.containers().read(container, offset, RegionRecord.FIXED_HEADER_BYTES));
+        if (length < 0 || length > Integer.MAX_VALUE) {
+            throw new IOException("the region in container " + container + " at offset " + offset + " has a damaged header; run verify");
+        }
+        return (int) length;
     }
 
     /** Makes the batch's copies durable, points the index at them, then deletes the batch's containers. */

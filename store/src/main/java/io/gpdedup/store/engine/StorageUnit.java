@@ -29,6 +29,14 @@ public interface StorageUnit {
     /** Reads a chunk; throws {@link StoreException} if it is missing or its record fails its checksum. */
     StoredChunk read(Fingerprint fingerprint);
 
+    /**
+     * The chunk for a client that takes regions: as stored, or as its place in the region holding
+     * it, which the client decodes once for all the chunks it asked for there.
+     */
+    default Served serve(Fingerprint fingerprint) {
+        return new Served.Whole(read(fingerprint));
+    }
+
     /** Objects whose names start with {@code prefix} (empty = all), sorted by name. */
     List<ObjectInfo> list(String prefix);
 

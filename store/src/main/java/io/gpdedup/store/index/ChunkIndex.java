@@ -17,7 +17,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * nothing is inserted or removed, which the storage unit guarantees during a collection.
  */
 public final class ChunkIndex {
-    /** Where a chunk's record is: container id, byte offset and record length. */
+    /**
+     * Where a chunk's record is: container id, byte offset and record length. The members of a
+     * region after its first have length 0: they share the record their first member's length
+     * counts, so that the lengths add up to the bytes on disk.
+     */
     public record Location(int container, long offset, int length) {
     }
 
@@ -134,7 +138,7 @@ public final class ChunkIndex {
     }
 
     private static void checkLocation(int container, long offset, int length) {
-        if (container <= 0 || offset < 0 || offset > 0xffffffffL || length <= 0) {
+        if (container <= 0 || offset < 0 || offset > 0xffffffffL || length < 0) {
             throw new IllegalArgumentException("bad location " + container + "/" + offset + "/" + length);
         }
     }
@@ -222,7 +226,7 @@ public final class ChunkIndex {
         }
     }
 
-    /** Sum of the record lengths of every indexed chunk. */
+    /** Sum of the record lengths of every indexed chunk (a region's counted once, with its first member). */
     public long recordBytes() {
         lock.readLock().lock();
         try {

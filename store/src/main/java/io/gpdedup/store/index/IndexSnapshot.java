@@ -118,7 +118,7 @@ public final class IndexSnapshot {
                 long offset = in.readInt() & 0xffffffffL;
                 int length = in.readInt();
                 Long cov = covered.get(container);
-                if (cov == null || offset + length > cov || length <= 0) {
+                if (cov == null || offset + length > cov || length < 0) {
                     return null;
                 }
                 index.insert(Fingerprint.of(fp), container, offset, length);

@@ -71,7 +71,7 @@ final class ContainerIndexFile {
                 b.get(fp);
                 long offset = b.getInt() & 0xffffffffL;
                 int len = b.getInt();
-                if (len <= 0 || offset + len > length) {
+                if (len < 0 || offset + len > length) {
                     return null;
                 }
                 entries.add(new Entry(Fingerprint.of(fp), offset, len));

@@ -4,7 +4,9 @@ import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.client.Futures;
+import io.gpdedup.store.engine.Served;
 import io.gpdedup.store.engine.StoreException;
+import io.gpdedup.store.protocol.ChunkEntry;
 import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
@@ -18,7 +20,9 @@ import io.gpdedup.store.report.VerifyReport;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -238,6 +242,10 @@ final class StoreRequests {
 
     private void chunks(StoreSession s, List<Fingerprint> fingerprints, ReplySink out) {
         checkBatch(fingerprints.size());
+        if (s.version >= ProtocolVersions.V6) {
+            chunksInRegions(s, fingerprints, out);
+            return;
+        }
         ReplyParts<StoredChunk> parts = new ReplyParts<>(new Reply.ChunksPart(List.of()), maxFrame, out::part);
         for (Fingerprint fp : fingerprints) {
             StoredChunk c;
@@ -255,6 +263,46 @@ final class StoreRequests {
             metrics.chunkRead(c.payload().length);
         }
         out.last(parts.last());
+    }
+
+    /**
+     * As {@link #chunks}, for a client that takes regions: the chunks asked for that one region
+     * holds go out as one entry carrying the region once, after the chunks stored on their own.
+     */
+    private void chunksInRegions(StoreSession s, List<Fingerprint> fingerprints, ReplySink out) {
+        ReplyParts<ChunkEntry> parts = new ReplyParts<>(new Reply.RegionChunksPart(List.of()), maxFrame, out::part);
+        Map<Long, ChunkEntry.Region> regions = new LinkedHashMap<>();
+        for (int i = 0; i < fingerprints.size(); i++) {
+            Fingerprint fp = fingerprints.get(i);
+            Served c;
+            try {
+                c = s.unit.serve(fp);
+            } catch (StoreException e) {
+                throw new StoreException("chunk " + fp + ": " + e.getMessage(), e);
+            }
+            if (c instanceof Served.InRegion r) {
+                int position = i;
+                regions.merge(r.key(), new ChunkEntry.Region(r.region().codec(), r.region().rawLength(), r.region().payload(),
+                        new int[] {position}, new int[] {r.start()}, new int[] {r.length()}),
+                        (had, one) -> had.and(position, r.start(), r.length()));
+            } else {
+                add(parts, new ChunkEntry.One(i, ((Served.Whole) c).chunk()));
+            }
+        }
+        for (ChunkEntry.Region r : regions.values()) {
+            add(parts, r);
+        }
+        out.last(parts.last());
+    }
+
+    private void add(ReplyParts<ChunkEntry> parts, ChunkEntry e) {
+        try {
+            parts.add(e);
+        } catch (IllegalArgumentException ex) {
+            int size = new Reply.RegionChunksPart(List.of()).entrySize(e);
+            throw new StoreException(e.count() + " chunks (" + size + " bytes) do not fit in a frame of " + maxFrame + " bytes", ex);
+        }
+        metrics.chunkRead(e instanceof ChunkEntry.One one ? one.chunk().payload().length : ((ChunkEntry.Region) e).payload().length);
     }
 
     /** Queues the copy of a backup of the session's unit; refuses one with nothing to copy. */

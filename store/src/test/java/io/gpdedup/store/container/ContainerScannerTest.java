@@ -47,6 +47,76 @@ class ContainerScannerTest {
         }
     }
 
+    private static RegionRecord region(long seed, int members) {
+        Random r = new Random(seed);
+        List<RegionRecord.Member> list = new ArrayList<>();
+        for (int i = 0; i < members; i++) {
+            byte[] chunk = new byte[50 + r.nextInt(500)];
+            r.nextBytes(chunk);
+            list.add(new RegionRecord.Member(Fingerprint.compute(chunk, 0, chunk.length), chunk.length));
+        }
+        byte[] payload = new byte[300];
+        r.nextBytes(payload);
+        return new RegionRecord(2, list, payload);
+    }
+
+    @Test
+    void regionRoundTripsAndDetectsDamage() {
+        RegionRecord region = region(3, 3);
+        byte[] bytes = region.encode();
+        assertEquals(RegionRecord.FIXED_HEADER_BYTES + 3 * RegionRecord.MEMBER_BYTES + 300 + 4, bytes.length);
+        assertEquals(bytes.length, RegionRecord.lengthFromHeader(java.util.Arrays.copyOf(bytes, RegionRecord.FIXED_HEADER_BYTES)));
+        RegionRecord back = RegionRecord.decode(java.nio.ByteBuffer.wrap(bytes));
+        assertEquals(region.members(), back.members());
+        assertEquals(2, back.codecId());
+        assertEquals(region.rawLength(), back.rawLength());
+        assertArrayEquals(region.payload(), back.payload());
+        for (int i = 0; i < bytes.length; i++) {
+            byte[] bad = bytes.clone();
+            bad[i] ^= 0x20;
+            assertThrows(CorruptRecordException.class, () -> RegionRecord.decode(java.nio.ByteBuffer.wrap(bad)), "flipped byte " + i);
+        }
+    }
+
+    @Test
+    void aRegionIsOneRecordWhoseMembersAfterTheFirstShareItsLength() throws Exception {
+        try (Container c = Container.create(dir, 1)) {
+            fill(c, 2);
+            byte[] region = region(4, 3).encode();
+            long at = c.append(region);
+            fill(c, 1);
+            List<String> seen = new ArrayList<>();
+            ContainerScanner.ScanResult r = ContainerScanner.scan(c, Container.HEADER_BYTES, (fp, off, len) -> {
+                if (off == at) {
+                    seen.add(fp + "/" + len);
+                }
+            });
+            assertEquals(4, r.records());
+            List<RegionRecord.Member> members = region(4, 3).members();
+            assertEquals(List.of(members.get(0).fingerprint() + "/" + region.length, members.get(1).fingerprint() + "/0",
+                    members.get(2).fingerprint() + "/0"), seen);
+        }
+    }
+
+    @Test
+    void aDamagedRegionIsSkippedAndTheRecordsAfterItAreKept() throws Exception {
+        try (Container c = Container.create(dir, 1)) {
+            fill(c, 1);
+            byte[] region = region(5, 2).encode();
+            long at = c.append(region);
+            List<long[]> after = fill(c, 2);
+            try (RandomAccessFile f = new RandomAccessFile(c.path().toFile(), "rw")) {
+                f.seek(at + region.length - 10);
+                f.write(0x55 ^ region[region.length - 10]);
+            }
+            List<Long> seen = new ArrayList<>();
+            ContainerScanner.ScanResult r = ContainerScanner.scan(c, Container.HEADER_BYTES, (fp, off, len) -> seen.add(off));
+            assertEquals(3, r.records());
+            assertEquals(region.length, r.damagedBytes());
+            assertEquals(List.of(after.get(0)[0], after.get(1)[0]), seen.subList(1, 3));
+        }
+    }
+
     @Test
     void cleanContainerScansWhole() throws Exception {
         try (Container c = Container.create(dir, 1)) {

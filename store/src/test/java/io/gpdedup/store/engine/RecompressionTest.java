@@ -34,8 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(120)
 class RecompressionTest {
     private static final EngineSettings SMALL = EngineSettings.defaults().withContainerSizeBytes(64 << 10);
-    /** Room for a 1 MiB object in one container. */
-    private static final EngineSettings ONE_CONTAINER = EngineSettings.defaults().withContainerSizeBytes(4 << 20);
+    /** Room for a 1 MiB object in one container, in regions of 32 KiB: enough of them for a sample. */
+    private static final EngineSettings ONE_CONTAINER = EngineSettings.defaults().withContainerSizeBytes(4 << 20).withRegionBytes(32 << 10);
     private static final int LEVEL = 9;
 
     @TempDir
@@ -105,12 +105,17 @@ class RecompressionTest {
 
     /** One object's container recompressed once: its chunks, its bytes before and after, and how many records were looked at. */
     private record OneContainer(long records, long bytesBefore, long bytesAfter, int polls) {
+        /** Records per region. */
+        long perRegion() {
+            return (32 << 10) / 8192;
+        }
     }
 
     /**
      * Backs {@code data} up as 8 KiB chunks into one container of a fresh unit, recompresses it
      * expecting {@code outcome}, checks that the object still restores and verifies, and counts the
-     * polls of {@code keepGoing}: one per record looked at, and one before and one after.
+     * polls of {@code keepGoing}: one per record while cutting the container into regions, one per
+     * record of each region encoded, and one before and one after.
      */
     private OneContainer recompressOneObject(byte[] data, Recompression.Outcome outcome) {
         try (DiskStoreEngine engine = DiskStoreEngine.open(dir, ONE_CONTAINER)) {
@@ -118,7 +123,7 @@ class RecompressionTest {
             TestObjects.backup(unit, "db/t", data, 8192, Codec.NONE);
             long records = unit.stats().chunks();
             long before = unit.stats().physicalBytes();
-            assertTrue(records >= Recompressor.MIN_RECORDS_TO_SAMPLE, "records: " + records);
+            assertTrue(records >= Recompressor.MIN_REGIONS_TO_SAMPLE * 4, "records: " + records);
             AtomicInteger polls = new AtomicInteger();
             Recompression r = unit.recompressNext(LEVEL, () -> {
                 polls.incrementAndGet();
@@ -134,19 +139,20 @@ class RecompressionTest {
     }
 
     @Test
-    void aContainerThatWouldNotShrinkIsLeftAfterASampleOfItsRecords() {
+    void aContainerThatWouldNotShrinkIsLeftAfterASampleOfItsRegions() {
         byte[] random = new byte[1 << 20];
         new Random(7).nextBytes(random);
         OneContainer c = recompressOneObject(random, Recompression.Outcome.ALREADY_SMALL);
-        assertTrue(c.polls() <= c.records() / Recompressor.SAMPLE_STRIDE + 2, c.polls() + " polls for " + c.records() + " records");
+        long regions = c.records() / c.perRegion();
+        long sampled = (regions + Recompressor.SAMPLE_STRIDE - 1) / Recompressor.SAMPLE_STRIDE;
+        assertEquals(c.records() + sampled * c.perRegion() + 1, c.polls(), c.polls() + " polls for " + c.records() + " records");
         assertEquals(c.bytesBefore(), c.bytesAfter());
     }
 
     @Test
-    void aContainerWhoseSampleShrinksIsRewrittenWholeEachRecordReencodedOnce() {
+    void aContainerWhoseSampleShrinksIsRewrittenWholeEachRegionEncodedOnce() {
         OneContainer c = recompressOneObject(rows(11, 1 << 20), Recompression.Outcome.REWRITTEN);
-        assertTrue(c.polls() >= c.records() && c.polls() <= c.records() + 2,
-                c.polls() + " polls for " + c.records() + " records: the sample's encodings are kept");
+        assertEquals(2 * c.records() + 2, c.polls(), c.polls() + " polls for " + c.records() + " records: the sample's encodings are kept");
         assertTrue(c.bytesAfter() < c.bytesBefore() / 2, "stored " + c.bytesBefore() + " -> " + c.bytesAfter());
     }
 

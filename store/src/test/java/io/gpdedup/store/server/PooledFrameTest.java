@@ -118,7 +118,7 @@ class PooledFrameTest {
             Frame part;
             do {
                 part = c.read();
-                got += ((Reply.ChunksPart) part.message()).chunks().size();
+                got += RawConnection.chunks(part).size();
             } while (part.more());
             assertEquals(stored.size(), got);
             long taken = FramePool.taken();

@@ -1,5 +1,7 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.store.protocol.ChunkEntry;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.protocol.ProtocolVersions;
@@ -50,6 +52,19 @@ final class RawConnection implements AutoCloseable {
 
     int version() {
         return version;
+    }
+
+    /** The chunks a GET_CHUNKS reply frame carries (the whole reply), whichever form the connection's version gives them. */
+    static List<StoredChunk> chunks(Frame frame) {
+        if (frame.message() instanceof Reply.ChunksPart part) {
+            return part.chunks();
+        }
+        List<ChunkEntry> entries = ((Reply.RegionChunksPart) frame.message()).entries();
+        StoredChunk[] out = new StoredChunk[entries.stream().mapToInt(ChunkEntry::count).sum()];
+        for (ChunkEntry e : entries) {
+            e.placeIn(out);
+        }
+        return List.of(out);
     }
 
     void send(Frame frame) throws IOException {
