@@ -72,7 +72,7 @@ public final class RecipeFile {
                 b.get(listed);
             }
             int count = b.getInt();
-            if (count < 0 || (long) count * ENTRY_BYTES != b.remaining() - 4L) {
+            if (count < 0 || (long) count * ENTRY_BYTES != b.remaining() - (long) CrcTrailer.BYTES) {
                 throw new CorruptRecipeException("recipe chunk count " + count + " does not match its size");
             }
             ChunkList.Builder refs = new ChunkList.Builder();

@@ -218,7 +218,7 @@ final class BucketRecipes implements RecipeStore {
     private byte[] encode(Collection<RecipeCatalog.Entry> entries) {
         List<byte[][]> rows = new ArrayList<>();
         List<long[]> numbers = new ArrayList<>();
-        int size = 8 + 4 + 4;
+        int size = 8 + 4 + CrcTrailer.BYTES;
         for (RecipeCatalog.Entry e : entries) {
             String etag = etags.get(e.fileName());
             if (e.damaged() || etag == null) {

@@ -33,7 +33,7 @@ final class ContainerIndexFile {
     }
 
     static byte[] encode(int container, long dataStart, long containerLength, List<Entry> entries) {
-        ByteBuffer b = ByteBuffer.allocate(HEADER + ENTRY * entries.size() + 4);
+        ByteBuffer b = ByteBuffer.allocate(HEADER + ENTRY * entries.size() + CrcTrailer.BYTES);
         b.putLong(MAGIC).putInt(container).putInt((int) dataStart).putLong(containerLength).putInt(entries.size());
         byte[] fp = new byte[Fingerprint.LENGTH];
         for (Entry e : entries) {
@@ -46,7 +46,7 @@ final class ContainerIndexFile {
 
     /** Decodes an index object; {@code null} when it is damaged (bad length, magic or checksum). */
     static Contents decode(byte[] data) {
-        if (data.length < HEADER + 4) {
+        if (data.length < HEADER + CrcTrailer.BYTES) {
             return null;
         }
         ByteBuffer b = ByteBuffer.wrap(data);
@@ -58,7 +58,7 @@ final class ContainerIndexFile {
             long dataStart = b.getInt();
             long length = b.getLong();
             int n = b.getInt();
-            if (n < 0 || (long) n * ENTRY != data.length - HEADER - 4) {
+            if (n < 0 || (long) n * ENTRY != data.length - HEADER - CrcTrailer.BYTES) {
                 return null;
             }
             List<Entry> entries = new ArrayList<>(n);
