@@ -18,6 +18,8 @@ public final class RecipeFile {
     private static final long MAGIC_V1 = 0x4750445243503031L; // "GPDRCP01"
     private static final long MAGIC_V2 = 0x4750445243503032L; // "GPDRCP02": adds the chunk list SHA-256
     private static final int ENTRY_BYTES = Fingerprint.LENGTH + 4;
+    /** Magic, name length, total length, commit time, stream SHA-256, chunk count and trailer: every recipe has them. */
+    private static final int FIXED_BYTES = 8 + 2 + 8 + 8 + Fingerprint.LENGTH + 4 + CrcTrailer.BYTES;
 
     /** A decoded recipe file. */
     public record Contents(String name, long committedAtMillis, Recipe recipe) {
@@ -31,7 +33,7 @@ public final class RecipeFile {
         int count = recipe.chunks().size();
         byte[] listed = recipe.chunkListSha256();
         int listedBytes = listed == null ? 0 : listed.length;
-        ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(66L + listedBytes + n.length + (long) ENTRY_BYTES * count));
+        ByteBuffer b = ByteBuffer.allocate(Math.toIntExact((long) FIXED_BYTES + listedBytes + n.length + (long) ENTRY_BYTES * count));
         b.putLong(listed == null ? MAGIC_V1 : MAGIC_V2).putShort((short) n.length).put(n);
         b.putLong(recipe.totalLength()).putLong(committedAtMillis).put(Recipe.streamSha256Field(recipe.streamSha256()));
         if (listed != null) {
@@ -48,7 +50,7 @@ public final class RecipeFile {
     }
 
     public static Contents decode(byte[] data) throws CorruptRecipeException {
-        if (data.length < 66) {
+        if (data.length < FIXED_BYTES) {
             throw new CorruptRecipeException("recipe file of " + data.length + " bytes is too short");
         }
         ByteBuffer b = ByteBuffer.wrap(data);
