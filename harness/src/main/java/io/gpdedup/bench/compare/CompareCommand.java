@@ -96,11 +96,12 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--plugin-option", paramLabel = "KEY=VALUE", description = "extra dedup plugin option, e.g. compression=lz4 (repeatable)")
     Map<String, String> pluginOptions = new LinkedHashMap<>();
 
-    @Option(names = "--warm-up", description = "before measuring, back " + WARM_UP_MIB + " MiB of unrelated rows up through each store and host agent "
-            + "gpdedup starts, so that its figures are those of a store in service (JVMs started, code compiled); restic and borg have nothing to warm")
-    boolean warmUp;
+    @Option(names = "--warm-up", arity = "0..1", paramLabel = "SIZE", fallbackValue = DEFAULT_WARM_UP, description = "before measuring, back SIZE "
+            + "(default " + DEFAULT_WARM_UP + ") of unrelated rows up through each store and host agent gpdedup starts, so that its figures are those of "
+            + "a store in service (JVMs started, code compiled; the larger SIZE, the more of it compiled); restic and borg have nothing to warm")
+    String warmUp;
 
-    static final int WARM_UP_MIB = 128;
+    static final String DEFAULT_WARM_UP = "128MiB";
 
     /** With --warm-up, the stream every gpdedup store and agent back up before the first step; shares no row with the measured ones. */
     private StreamFile warmUpStream;
@@ -126,7 +127,14 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintStream out = System.out;
         PrintStream progress = System.err;
-        long bytes = size != null ? ByteSize.parse(size) : quick ? QUICK_SIZE : ByteSize.GIB;
+        long bytes;
+        long warmUpBytes;
+        try {
+            bytes = size != null ? ByteSize.parse(size) : quick ? QUICK_SIZE : ByteSize.GIB;
+            warmUpBytes = warmUp != null ? ByteSize.parse(warmUp) : 0;
+        } catch (IllegalArgumentException e) {
+            return badInput(e.getMessage());
+        }
         int n = rounds != null ? rounds : quick || profile != null ? 1 : 2;
         if (n < 1) {
             return badInput("--rounds must be at least 1");
@@ -168,8 +176,8 @@ public final class CompareCommand implements Callable<Integer> {
                     : copyFile != null ? CopyFileStreams.of(copyFile, scratch.resolve("streams"), seed)
                     : streamsDir != null ? StreamSet.reuseOrGenerate(streamsDir, shape, bytes, seed, threads)
                     : StreamSet.generate(scratch.resolve("streams"), shape, bytes, seed, threads);
-            if (warmUp) {
-                warmUpStream = StreamSet.unrelated(scratch.resolve("warm-up"), TableShape.ORDERS, (long) WARM_UP_MIB << 20, 1, seed + 2000, threads).get(0);
+            if (warmUp != null) {
+                warmUpStream = StreamSet.unrelated(scratch.resolve("warm-up"), TableShape.ORDERS, warmUpBytes, 1, seed + 2000, threads).get(0);
             }
             progress.printf(Locale.ROOT, "streams ready in %.1f s%n", (System.nanoTime() - g0) / 1e9);
             Path logs = scratch.resolve("logs");

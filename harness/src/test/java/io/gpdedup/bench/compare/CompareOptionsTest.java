@@ -42,7 +42,8 @@ class CompareOptionsTest {
     void otherBadOptionsAreOneLineAndExitTwo() {
         for (String[] args : List.of(new String[] {"--rounds", "0"}, new String[] {"--agent", "maybe"}, new String[] {"--tools", "tar"},
                 new String[] {"--tools", "gpdedup-s3"}, new String[] {"--no-such-option"}, new String[] {"--rounds", "two"},
-                new String[] {"--copy-file", "/nonexistent/t.copy", "--tools", "borg"})) {
+                new String[] {"--copy-file", "/nonexistent/t.copy", "--tools", "borg"}, new String[] {"--warm-up=lots", "--tools", "gpdedup"},
+                new String[] {"--size", "0", "--tools", "borg"})) {
             String[] compare = new String[args.length + 1];
             compare[0] = "compare";
             System.arraycopy(args, 0, compare, 1, args.length);
