@@ -101,7 +101,7 @@ public final class CompareCommand implements Callable<Integer> {
             + "a store in service (JVMs started, code compiled; the larger SIZE, the more of it compiled); restic and borg have nothing to warm")
     String warmUp;
 
-    static final String DEFAULT_WARM_UP = "128MiB";
+    private static final String DEFAULT_WARM_UP = "128MiB";
 
     /** With --warm-up, the stream every gpdedup store and agent back up before the first step; shares no row with the measured ones. */
     private StreamFile warmUpStream;
