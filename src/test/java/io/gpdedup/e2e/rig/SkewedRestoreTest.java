@@ -28,7 +28,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * A skewed database backed up with {@code --single-data-file} through the dedup plugin and restored,
- * five times in a row, and no restore may hang. Layout: many small tables first (rows on both
+ * twice in a row (the second backup on a store that holds the first), and no restore may hang. Layout: many small tables first (rows on both
  * segments, some empty), then a large table whose rows all sit on segment 0 and another whose rows
  * all sit on segment 1.
  *
@@ -48,7 +48,8 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 @Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
 class SkewedRestoreTest {
-    private static final int CYCLES = 5;
+    /** The layout hung every restore while streams shared their fetch window, so two cycles catch it; more only cost CI time. */
+    private static final int CYCLES = 2;
     private static final long BUDGET_BYTES = 16L << 20;
     private static final int SMALL_TABLES = 40;
     /** Rows of about 970 bytes: some 12.6 MB of COPY text per large table. */
@@ -86,7 +87,7 @@ class SkewedRestoreTest {
 
     @Test
     @Execution(ExecutionMode.SAME_THREAD)
-    void fiveSingleDataFileRoundTripsNeverHang() throws Exception {
+    void singleDataFileRoundTripsNeverHang() throws Exception {
         for (int cycle = 1; cycle <= CYCLES; cycle++) {
             // Each cycle backs up a slightly different database, so each restore is checked against new contents.
             rig.execute(SOURCE, "UPDATE large_seg0 SET t = md5(t) WHERE n % 97 = " + cycle, "UPDATE large_seg1 SET t = md5(t) WHERE n % 89 = " + cycle,
