@@ -14,6 +14,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,8 +23,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The authenticated part of a connection: hands each request to the engine executor (ordered ones
  * through the connection's {@link OrderedQueue}), writes the replies, applies back-pressure by
- * pausing reads when too much is in flight, and aborts the connection's leases once the reconnect
- * grace after it closed has passed.
+ * pausing reads when too much is in flight (a request counts until its last reply has been written
+ * to the socket, so a client that asks and never reads stops being read), and aborts the
+ * connection's leases once the reconnect grace after it closed has passed.
  */
 final class StoreHandler extends ChannelInboundHandlerAdapter {
     /** Above either, the connection stops being read until half has been served. */
@@ -36,7 +38,12 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
     // Confined to the channel's event loop.
     private int inFlight;
     private long inFlightBytes;
+    /** Of those in flight, the ones served whose last reply still waits for the client to read it. */
+    private int unread;
     private boolean paused;
+    /** Requests read while paused (one socket read holds many small ones): served once it resumes. */
+    private final ArrayDeque<Object> waiting = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
 
     StoreHandler(ServerContext server, StoreSession session) {
         this.server = server;
@@ -45,7 +52,20 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (paused || !waiting.isEmpty()) {
+            waiting.add(msg);
+            return;
+        }
+        receive(ctx, msg);
+    }
+
+    private void receive(ChannelHandlerContext ctx, Object msg) {
         if (!(msg instanceof HeldFrame held)) {
             accept(ctx, (Frame) msg);
             return;
@@ -82,10 +102,7 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         long bytes = FrameCodec.frameLength(frame);
         inFlight++;
         inFlightBytes += bytes;
-        if (!paused && (inFlight > MAX_IN_FLIGHT_REQUESTS || inFlightBytes > MAX_IN_FLIGHT_BYTES)) {
-            paused = true;
-            channel.config().setAutoRead(false);
-        }
+        pauseIfFull(channel);
         long start = System.nanoTime();
         ChannelReplies replies = new ChannelReplies(channel, id);
         CompletableFuture<Void> done;
@@ -104,7 +121,7 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
             }
             server.metrics.request(request.type(), System.nanoTime() - start, replies.ok);
             server.gate.exit();
-            ctx.executor().execute(() -> served(channel, bytes));
+            ctx.executor().execute(() -> served(channel, bytes, replies));
         });
     }
 
@@ -116,13 +133,60 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         return server.requests.serve(session, request, replies);
     }
 
-    private void served(Channel channel, long bytes) {
+    private void pauseIfFull(Channel channel) {
+        if (!paused && (inFlight > MAX_IN_FLIGHT_REQUESTS || inFlightBytes > MAX_IN_FLIGHT_BYTES)) {
+            paused = true;
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    private void served(Channel channel, long bytes, ChannelReplies replies) {
+        ChannelFuture reply = replies.lastWrite;
+        if (reply == null || reply.isDone()) {
+            finished(channel, bytes);
+            return;
+        }
+        // Its pooled frame is held until the client reads it: in flight until then.
+        long replyBytes = replies.lastBytes;
+        unread++;
+        inFlightBytes += replyBytes;
+        pauseIfFull(channel);
+        reply.addListener(f -> {
+            unread--;
+            finished(channel, bytes + replyBytes);
+        });
+    }
+
+    private void finished(Channel channel, long bytes) {
         inFlight--;
         inFlightBytes -= bytes;
         if (paused && inFlight <= MAX_IN_FLIGHT_REQUESTS / 2 && inFlightBytes <= MAX_IN_FLIGHT_BYTES / 2) {
             paused = false;
-            if (!ProtocolErrorHandler.failed(channel)) {
+            serveWaiting(channel);
+            if (!paused && !ProtocolErrorHandler.failed(channel)) {
                 channel.config().setAutoRead(true);
+            }
+        }
+    }
+
+    private void serveWaiting(Channel channel) {
+        while (!paused && !waiting.isEmpty()) {
+            if (ProtocolErrorHandler.failed(channel) || !channel.isActive()) {
+                dropWaiting();
+                return;
+            }
+            try {
+                receive(ctx, waiting.poll());
+            } catch (RuntimeException e) {
+                ctx.fireExceptionCaught(e);
+            }
+        }
+    }
+
+    private void dropWaiting() {
+        for (Object msg; (msg = waiting.poll()) != null;) {
+            if (msg instanceof HeldFrame held) {
+                held.release();
             }
         }
     }
@@ -130,6 +194,7 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         session.markClosed();
+        dropWaiting();
         // Behind everything this connection queued: a commit already running completes first.
         try {
             ordered.submit(() -> {
@@ -145,8 +210,8 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent) {
-            // Idle only counts when nothing is being served: a long VERIFY is not idleness.
-            if (inFlight == 0) {
+            // Idle only counts when nothing is being served: a long VERIFY is not idleness, an unread reply is.
+            if (inFlight == unread) {
                 ctx.close();
             }
         } else {
@@ -160,6 +225,8 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         private final int requestId;
         volatile boolean answered;
         volatile boolean ok;
+        volatile ChannelFuture lastWrite;
+        volatile long lastBytes;
 
         ChannelReplies(Channel channel, int requestId) {
             this.channel = channel;
@@ -188,9 +255,12 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
 
         @Override
         public void last(Reply reply) {
+            Frame frame = Frame.of(requestId, reply);
+            long length = FrameCodec.frameLength(frame);
             answered = true;
             ok = reply.type() != MessageType.ERROR;
-            channel.writeAndFlush(Frame.of(requestId, reply));
+            lastBytes = length;
+            lastWrite = channel.writeAndFlush(frame);
         }
     }
 }

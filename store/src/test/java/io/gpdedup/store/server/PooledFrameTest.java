@@ -131,6 +131,46 @@ class PooledFrameTest {
         assertAllGivenBack();
     }
 
+    @Test
+    void aClientThatAsksAndNeverReadsHoldsNoMoreRepliesThanMayBeInFlight() throws Exception {
+        List<Fingerprint> stored = new ArrayList<>();
+        int asked = 3 * StoreHandler.MAX_IN_FLIGHT_REQUESTS;
+        try (RawConnection c = RawConnection.loggedIn(store.port())) {
+            long lease = begin(c);
+            Request.PutChunks put = put(lease, 2, 512 * 1024);
+            put.chunks().forEach(u -> stored.add(u.fingerprint()));
+            c.send(Frame.of(10, put));
+            assertEquals(MessageType.OK, c.read().type());
+            // A megabyte answer each, asked for far more often than may be in flight, none read yet.
+            Thread asking = new Thread(() -> {
+                try {
+                    for (int i = 0; i < asked; i++) {
+                        c.send(Frame.of(100 + i, new Request.GetChunks(stored)));
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            asking.setDaemon(true);
+            asking.start();
+            int most = StoreHandler.MAX_IN_FLIGHT_REQUESTS + 2;
+            waitUntil(() -> FramePool.inUse() >= StoreHandler.MAX_IN_FLIGHT_REQUESTS / 2, "replies wait for the client");
+            long until = System.nanoTime() + 2_000_000_000L;
+            while (System.nanoTime() < until) {
+                long held = FramePool.inUse();
+                assertTrue(held <= most, () -> held + " replies held for a client that reads none; at most " + most + " may be");
+                Thread.sleep(10);
+            }
+            // Once the client reads, the store carries on with the rest.
+            for (int i = 0; i < asked; i++) {
+                Frame reply = c.read();
+                assertEquals(stored.size(), ((Reply.ChunksPart) reply.message()).chunks().size(), "reply " + i);
+            }
+            asking.join();
+        }
+        assertAllGivenBack();
+    }
+
     private static long begin(RawConnection c) throws Exception {
         c.send(Frame.of(1, new Request.BeginBackup()));
         return ((Reply.LeaseGranted) c.read().message()).lease();
