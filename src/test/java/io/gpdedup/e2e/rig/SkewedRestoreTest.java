@@ -28,9 +28,9 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * A skewed database backed up with {@code --single-data-file} through the dedup plugin and restored,
- * twice in a row (the second backup on a store that holds the first), and no restore may hang. Layout: many small tables first (rows on both
- * segments, some empty), then a large table whose rows all sit on segment 0 and another whose rows
- * all sit on segment 1.
+ * twice in a row (the second backup into a store that holds the first), and no restore may hang.
+ * Layout: many small tables first (rows on both segments, some empty), then a large table whose
+ * rows all sit on segment 0 and another whose rows all sit on segment 1.
  *
  * <p>In such a restore each segment's gpbackup_helper reads one {@code restore_data} stream and
  * feeds it table by table into COPY, in the same table order on every segment, and waits for the
