@@ -153,6 +153,7 @@ class PooledFrameTest {
             });
             asking.setDaemon(true);
             asking.start();
+            // The replies of the requests in flight when reading paused (one past the limit), and the frame being read.
             int most = StoreHandler.MAX_IN_FLIGHT_REQUESTS + 2;
             waitUntil(() -> FramePool.inUse() >= StoreHandler.MAX_IN_FLIGHT_REQUESTS / 2, "replies wait for the client");
             long until = System.nanoTime() + 2_000_000_000L;
