@@ -43,17 +43,11 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
     private boolean paused;
     /** Requests read while paused (one socket read holds many small ones): served once it resumes. */
     private final ArrayDeque<Object> waiting = new ArrayDeque<>();
-    private ChannelHandlerContext ctx;
 
     StoreHandler(ServerContext server, StoreSession session) {
         this.server = server;
         this.session = session;
         this.ordered = new OrderedQueue(server.executor);
-    }
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
     }
 
     @Override
@@ -121,7 +115,7 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
             }
             server.metrics.request(request.type(), System.nanoTime() - start, replies.ok);
             server.gate.exit();
-            ctx.executor().execute(() -> served(channel, bytes, replies));
+            ctx.executor().execute(() -> served(ctx, bytes, replies));
         });
     }
 
@@ -140,38 +134,39 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void served(Channel channel, long bytes, ChannelReplies replies) {
+    private void served(ChannelHandlerContext ctx, long bytes, ChannelReplies replies) {
         ChannelFuture reply = replies.lastWrite;
         if (reply == null || reply.isDone()) {
-            finished(channel, bytes);
+            finished(ctx, bytes);
             return;
         }
         // Its pooled frame is held until the client reads it: in flight until then.
         long replyBytes = replies.lastBytes;
         unread++;
         inFlightBytes += replyBytes;
-        pauseIfFull(channel);
+        pauseIfFull(ctx.channel());
         reply.addListener(f -> {
             unread--;
-            finished(channel, bytes + replyBytes);
+            finished(ctx, bytes + replyBytes);
         });
     }
 
-    private void finished(Channel channel, long bytes) {
+    private void finished(ChannelHandlerContext ctx, long bytes) {
+        Channel channel = ctx.channel();
         inFlight--;
         inFlightBytes -= bytes;
         if (paused && inFlight <= MAX_IN_FLIGHT_REQUESTS / 2 && inFlightBytes <= MAX_IN_FLIGHT_BYTES / 2) {
             paused = false;
-            serveWaiting(channel);
+            serveWaiting(ctx);
             if (!paused && !ProtocolErrorHandler.failed(channel)) {
                 channel.config().setAutoRead(true);
             }
         }
     }
 
-    private void serveWaiting(Channel channel) {
+    private void serveWaiting(ChannelHandlerContext ctx) {
         while (!paused && !waiting.isEmpty()) {
-            if (ProtocolErrorHandler.failed(channel) || !channel.isActive()) {
+            if (ProtocolErrorHandler.failed(ctx.channel()) || !ctx.channel().isActive()) {
                 dropWaiting();
                 return;
             }
