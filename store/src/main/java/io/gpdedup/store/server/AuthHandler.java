@@ -99,10 +99,14 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
         if (!ctx.channel().isActive()) {
             return;
         }
+        if (!ctx.pipeline().get(FrameDecoder.class).allowFramesUpTo(server.config.maxFrameBytes())) {
+            // A whole frame before AUTH_OK is refused as it arrives; one still arriving is no request either.
+            ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.PROTOCOL_VIOLATION, "request before AUTH_OK");
+            return;
+        }
         LOG.log(System.Logger.Level.INFO, "login: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress());
         server.metrics.watchUnit(unit);
         StoreSession session = new StoreSession(unit, auth.user(), ctx.channel().attr(HandshakeHandler.VERSION).get(), server.metrics);
-        ctx.pipeline().get(FrameDecoder.class).allowFramesUpTo(server.config.maxFrameBytes());
         ctx.pipeline().addAfter(ctx.name(), "store", new StoreHandler(server, session));
         ctx.channel().writeAndFlush(Frame.of(requestId, new Reply.AuthOk()));
         ctx.pipeline().remove(this);

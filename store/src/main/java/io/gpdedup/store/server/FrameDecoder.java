@@ -30,10 +30,17 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     /** The frame being filled, null between frames. */
     private ByteBuf frame;
 
-    /** Called on the event loop once the client has authenticated. */
-    void allowFramesUpTo(int maxFrameLength) {
+    /**
+     * Called on the event loop once the client has authenticated; false, and nothing changed, when
+     * a frame has begun arriving: the client sent it before it could have seen AUTH_OK.
+     */
+    boolean allowFramesUpTo(int maxFrameLength) {
+        if (frame != null || lengthField.position() > 0) {
+            return false;
+        }
         this.maxFrameLength = maxFrameLength;
         this.pooled = true;
+        return true;
     }
 
     @Override

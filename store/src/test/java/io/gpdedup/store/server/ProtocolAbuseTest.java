@@ -12,6 +12,7 @@ import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.protocol.MessageType;
 import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
@@ -119,6 +120,19 @@ class ProtocolAbuseTest {
             c.send(Frame.of(1, new Request.Hello(ProtocolVersions.SUPPORTED)));
             assertTrue(c.read().message() instanceof Reply.HelloOk);
             c.send(Frame.of(2, new Request.ListObjects("")));
+            assertFatal(c, ErrorCode.PROTOCOL_VIOLATION);
+        }
+    }
+
+    @Test
+    void aFrameBegunBeforeAuthOkIsAViolationThoughItEndsAfter() throws Exception {
+        try (RawConnection c = new RawConnection(store.port())) {
+            c.send(Frame.of(1, new Request.Hello(ProtocolVersions.SUPPORTED)));
+            assertTrue(c.read().message() instanceof Reply.HelloOk);
+            ByteBuffer auth = FrameCodec.encode(Frame.of(2, new Request.Auth(StoreFixture.UNIT_A, StoreFixture.USER_A, StoreFixture.PASSWORD_A)));
+            ByteBuffer ping = FrameCodec.encode(Frame.of(3, new Request.Ping()));
+            // One write: the server has the PING's first half before it can answer the AUTH.
+            c.sendBytes(ByteBuffer.allocate(auth.limit() + 5).put(auth).put(ping.array(), 0, 5).array());
             assertFatal(c, ErrorCode.PROTOCOL_VIOLATION);
         }
     }
