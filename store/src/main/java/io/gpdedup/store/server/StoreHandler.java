@@ -141,7 +141,7 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         // Its pooled frame is held until the client reads it: in flight until then.
-        long replyBytes = replies.lastBytes;
+        long replyBytes = FrameCodec.frameLength(replies.lastFrame);
         unread++;
         inFlightBytes += replyBytes;
         pauseIfFull(ctx.channel());
@@ -220,8 +220,8 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         private final int requestId;
         volatile boolean answered;
         volatile boolean ok;
+        volatile Frame lastFrame;
         volatile ChannelFuture lastWrite;
-        volatile long lastBytes;
 
         ChannelReplies(Channel channel, int requestId) {
             this.channel = channel;
@@ -251,10 +251,9 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         @Override
         public void last(Reply reply) {
             Frame frame = Frame.of(requestId, reply);
-            long length = FrameCodec.frameLength(frame);
             answered = true;
             ok = reply.type() != MessageType.ERROR;
-            lastBytes = length;
+            lastFrame = frame;
             lastWrite = channel.writeAndFlush(frame);
         }
     }
