@@ -4,7 +4,6 @@ import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,8 +71,13 @@ final class PgBinaries {
             }
             try {
                 Files.move(tmp, home, StandardCopyOption.ATOMIC_MOVE);
-            } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException | java.nio.file.DirectoryNotEmptyException raced) {
+            } catch (java.nio.file.FileSystemException raced) {
+                // Another process unpacked the same bundle first: rename(2) then fails with ENOTEMPTY,
+                // which the JDK reports as a plain FileSystemException.
                 deleteTree(tmp);
+                if (!Files.isExecutable(home.resolve("bin/postgres"))) {
+                    throw raced;
+                }
             }
         }
         return new PgBinaries(home.resolve("bin"));
