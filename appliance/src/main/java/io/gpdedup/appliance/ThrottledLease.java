@@ -1,5 +1,6 @@
 package io.gpdedup.appliance;
 
+import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.codec.Codec;
@@ -63,7 +64,7 @@ final class ThrottledLease implements BackupLease {
     }
 
     @Override
-    public CompletableFuture<Void> commit(String objectName, Recipe recipe) {
+    public CompletableFuture<Void> commit(String objectName, Recipe recipe, CommitPolicy policy) {
         appliance.scheduler.label(flow, objectName);
         if (flow.client == FlowScheduler.Client.DEDUP) {
             long duplicates = recipe.totalLength() - putRawBytes - chargedDuplicates;
@@ -74,7 +75,7 @@ final class ThrottledLease implements BackupLease {
         appliance.sawRecipe(recipe);
         appliance.closeFile();
         appliance.requestRoundTrip();
-        return lease.commit(objectName, recipe);
+        return lease.commit(objectName, recipe, policy);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.gpdedup.appliance;
 
+import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
@@ -105,13 +106,13 @@ final class ThrottledUnit implements StorageUnit {
     }
 
     @Override
-    public int deleteObjects(String prefix) {
-        return unit.deleteObjects(prefix);
+    public RecipeCatalog.Deleted deleteObjects(String prefix, boolean bypassGovernance) {
+        return unit.deleteObjects(prefix, bypassGovernance);
     }
 
     @Override
-    public boolean deleteObject(String objectName) {
-        return unit.deleteObject(objectName);
+    public RecipeCatalog.Deleted deleteObject(String objectName, boolean bypassGovernance) {
+        return unit.deleteObject(objectName, bypassGovernance);
     }
 
     @Override

@@ -159,7 +159,7 @@ class ThrottledLeaseTest {
                 }
 
                 @Override
-                public CompletableFuture<Void> commit(String objectName, Recipe recipe) {
+                public CompletableFuture<Void> commit(String objectName, Recipe recipe, io.gpdedup.store.engine.CommitPolicy policy) {
                     committed.add(objectName);
                     return CompletableFuture.completedFuture(null);
                 }
@@ -186,13 +186,13 @@ class ThrottledLeaseTest {
         }
 
         @Override
-        public int deleteObjects(String prefix) {
-            return 0;
+        public io.gpdedup.store.recipe.RecipeCatalog.Deleted deleteObjects(String prefix, boolean bypassGovernance) {
+            return new io.gpdedup.store.recipe.RecipeCatalog.Deleted(0, 0);
         }
 
         @Override
-        public boolean deleteObject(String objectName) {
-            return false;
+        public io.gpdedup.store.recipe.RecipeCatalog.Deleted deleteObject(String objectName, boolean bypassGovernance) {
+            return new io.gpdedup.store.recipe.RecipeCatalog.Deleted(0, 0);
         }
 
         @Override

@@ -233,14 +233,24 @@ final class DedupBackend implements StorageBackend {
 
     @Override
     public void deleteBackup(BackupTimestamp timestamp) {
-        long n = client().deleteObjects(options.directory() + "/" + RemoteName.backupPrefix(timestamp) + "/");
+        long n;
+        try {
+            n = client().deleteObjects(options.directory() + "/" + RemoteName.backupPrefix(timestamp) + "/");
+        } catch (StoreClientException e) {
+            throw storeFailure(e);
+        }
         log.info("delete_backup " + timestamp + ": " + n + " objects");
     }
 
     @Override
     public void listDirectory(Optional<RemoteDirectory> directory, PrintStream out) {
         String prefix = options.directory() + "/" + directory.map(d -> d.path() + "/").orElse("");
-        List<ObjectInfo> objects = client().list(prefix);
+        List<ObjectInfo> objects;
+        try {
+            objects = client().list(prefix);
+        } catch (StoreClientException e) {
+            throw storeFailure(e);
+        }
         for (ObjectInfo o : objects) {
             out.println(o.name().substring(options.directory().length() + 1) + " " + o.length());
         }
@@ -248,7 +258,12 @@ final class DedupBackend implements StorageBackend {
 
     @Override
     public void deleteDirectory(RemoteDirectory directory) {
-        long n = client().deleteObjects(options.directory() + "/" + directory.path() + "/");
+        long n;
+        try {
+            n = client().deleteObjects(options.directory() + "/" + directory.path() + "/");
+        } catch (StoreClientException e) {
+            throw storeFailure(e);
+        }
         if (n == 0) {
             throw new PluginException("no objects under " + directory + " in directory '" + options.directory() + "'");
         }

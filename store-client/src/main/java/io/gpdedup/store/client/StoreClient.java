@@ -144,7 +144,19 @@ public final class StoreClient implements AutoCloseable {
      * chunks are reclaimed by the next gc. Returns how many objects were deleted.
      */
     public long deleteObjects(String prefix) {
-        return await(call(c -> c.send(new Request.DeleteObjects(prefix),
+        return deleteObjects(prefix, false);
+    }
+
+    /**
+     * As {@link #deleteObjects(String)}; with {@code bypassGovernance} a unit admin also deletes
+     * objects whose governance retention lock has not ended (the store logs it). Objects under a
+     * compliance lock are never deleted before it ends: the store answers LOCKED and deletes none.
+     */
+    public long deleteObjects(String prefix, boolean bypassGovernance) {
+        if (bypassGovernance) {
+            requireVersion(ProtocolVersions.V6, "bypassing governance retention locks");
+        }
+        return await(call(c -> c.send(new Request.DeleteObjects(prefix, bypassGovernance),
                 ReplyCollector.single("DELETE", Reply.Count.class, Reply.Count::count))));
     }
 

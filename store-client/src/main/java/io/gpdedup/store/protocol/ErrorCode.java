@@ -12,7 +12,13 @@ public enum ErrorCode {
     SHUTTING_DOWN(8, false),
     INTERNAL(9, false),
     /** A login refused for now by the login throttle, without its password being checked. */
-    THROTTLED(10, true);
+    THROTTLED(10, true),
+    /** A delete or overwrite refused by a retention lock (version 6; older clients get STORE_ERROR). */
+    LOCKED(11, false),
+    /** A request the user's role in the unit does not allow (version 6; older clients get STORE_ERROR). */
+    FORBIDDEN(12, false),
+    /** A commit onto the name of a committed object the unit does not let be replaced (version 6; older clients get STORE_ERROR). */
+    EXISTS(13, false);
 
     private final int code;
     private final boolean fatal;
@@ -29,6 +35,11 @@ public enum ErrorCode {
     /** Whether the connection is closed after this error. */
     public boolean fatal() {
         return fatal;
+    }
+
+    /** The protocol version that introduced this code: a connection on an older one gets {@link #STORE_ERROR} instead. */
+    public int sinceVersion() {
+        return code >= LOCKED.code ? ProtocolVersions.V6 : ProtocolVersions.V1;
     }
 
     public static ErrorCode ofCode(int code) {

@@ -17,8 +17,13 @@ public final class ProtocolVersions {
      * a backup then makes no second pass over its bytes.
      */
     public static final int V5 = 5;
+    /**
+     * Adds what retention locks and roles need: the locks of listed objects, a delete that may
+     * bypass governance locks, and the error codes LOCKED, FORBIDDEN and EXISTS.
+     */
+    public static final int V6 = 6;
     /** What this build offers in HELLO and accepts from it. */
-    public static final List<Integer> SUPPORTED = List.of(V1, V2, V3, V4, V5);
+    public static final List<Integer> SUPPORTED = List.of(V1, V2, V3, V4, V5, V6);
 
     private ProtocolVersions() {
     }

@@ -3,6 +3,7 @@ package io.gpdedup.store.protocol;
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.report.GcReport;
@@ -269,9 +270,20 @@ public sealed interface Reply extends Message {
         }
     }
 
-    record ObjectsPart(List<ObjectInfo> objects) implements ListPart<ObjectInfo> {
+    /**
+     * Objects of a LIST. With {@code withLocks} (protocol version 6 on) the body ends with the
+     * retention locks of those entries that have one: u32 count, then per lock the entry's index
+     * (u32), mode (u8) and end (u64 millis). Older clients get no such section.
+     */
+    record ObjectsPart(List<ObjectInfo> objects, boolean withLocks) implements ListPart<ObjectInfo> {
+        private static final int LOCK_BYTES = 4 + 1 + 8;
+
         public ObjectsPart {
             objects = List.copyOf(objects);
+        }
+
+        public ObjectsPart(List<ObjectInfo> objects) {
+            this(objects, false);
         }
 
         @Override
@@ -286,26 +298,40 @@ public sealed interface Reply extends Message {
 
         @Override
         public ObjectsPart with(List<ObjectInfo> entries) {
-            return new ObjectsPart(entries);
+            return new ObjectsPart(entries, withLocks);
         }
 
         @Override
         public int entrySize(ObjectInfo o) {
-            return WireWriter.strSize(o.name()) + 16;
+            return WireWriter.strSize(o.name()) + 16 + (withLocks && o.lock().mode() != RetentionLock.Mode.NONE ? LOCK_BYTES : 0);
         }
 
         @Override
         public long fixedSize() {
-            return 4;
+            return withLocks ? 8 : 4;
         }
 
         @Override
         public void writeBody(WireWriter out) {
             out.u32(objects.size());
+            int locked = 0;
             for (ObjectInfo info : objects) {
                 out.str(info.name());
                 out.u64(info.length());
                 out.u64(info.committedAtMillis());
+                locked += info.lock().mode() == RetentionLock.Mode.NONE ? 0 : 1;
+            }
+            if (!withLocks) {
+                return;
+            }
+            out.u32(locked);
+            for (int i = 0; i < objects.size(); i++) {
+                RetentionLock l = objects.get(i).lock();
+                if (l.mode() != RetentionLock.Mode.NONE) {
+                    out.u32(i);
+                    out.u8(l.mode().code());
+                    out.u64(l.untilMillis());
+                }
             }
         }
 
@@ -315,7 +341,25 @@ public sealed interface Reply extends Message {
             for (int i = 0; i < n; i++) {
                 objects.add(new ObjectInfo(in.str("object name"), in.u64("object length"), in.u64("commit time")));
             }
-            return new ObjectsPart(objects);
+            if (in.remaining() == 0) {
+                return new ObjectsPart(objects, false);
+            }
+            int locked = in.count(LOCK_BYTES, "retention lock");
+            for (int k = 0; k < locked; k++) {
+                int at = in.u31("locked object index");
+                if (at >= n) {
+                    throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "retention lock of object " + at + " of " + n);
+                }
+                ObjectInfo o = objects.get(at);
+                RetentionLock lock;
+                try {
+                    lock = new RetentionLock(RetentionLock.Mode.ofCode(in.u8("lock mode")), in.u64("lock end"));
+                } catch (IllegalArgumentException e) {
+                    throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, e.getMessage());
+                }
+                objects.set(at, new ObjectInfo(o.name(), o.length(), o.committedAtMillis(), lock));
+            }
+            return new ObjectsPart(objects, true);
         }
     }
 

@@ -345,7 +345,16 @@ public sealed interface Request extends Message {
         }
     }
 
-    record DeleteObjects(String prefix) implements Request {
+    /**
+     * Deletes the objects under a prefix. {@code bypassGovernance} (protocol version 6 on, a
+     * trailing flags byte sent only when set) asks a unit admin's delete to end governance
+     * retention locks early.
+     */
+    record DeleteObjects(String prefix, boolean bypassGovernance) implements Request {
+        public DeleteObjects(String prefix) {
+            this(prefix, false);
+        }
+
         @Override
         public MessageType type() {
             return MessageType.DELETE;
@@ -353,21 +362,26 @@ public sealed interface Request extends Message {
 
         @Override
         public long bodySize() {
-            return WireWriter.strSize(prefix);
+            return WireWriter.strSize(prefix) + DeleteFlags.size(bypassGovernance);
         }
 
         @Override
         public void writeBody(WireWriter out) {
             out.str(prefix);
+            DeleteFlags.write(out, bypassGovernance);
         }
 
         static DeleteObjects read(WireReader in) {
-            return new DeleteObjects(in.str("prefix"));
+            return new DeleteObjects(in.str("prefix"), DeleteFlags.read(in));
         }
     }
 
     /** Deletes exactly one object, by its full name (a prefix delete would also hit its longer namesakes). */
-    record DeleteObject(String objectName) implements Request {
+    record DeleteObject(String objectName, boolean bypassGovernance) implements Request {
+        public DeleteObject(String objectName) {
+            this(objectName, false);
+        }
+
         @Override
         public MessageType type() {
             return MessageType.DELETE_OBJECT;
@@ -375,16 +389,47 @@ public sealed interface Request extends Message {
 
         @Override
         public long bodySize() {
-            return WireWriter.strSize(objectName);
+            return WireWriter.strSize(objectName) + DeleteFlags.size(bypassGovernance);
         }
 
         @Override
         public void writeBody(WireWriter out) {
             out.str(objectName);
+            DeleteFlags.write(out, bypassGovernance);
         }
 
         static DeleteObject read(WireReader in) {
-            return new DeleteObject(in.str("object name"));
+            return new DeleteObject(in.str("object name"), DeleteFlags.read(in));
+        }
+    }
+
+    /** The optional flags byte at the end of a delete (version 6): absent means none. */
+    final class DeleteFlags {
+        private static final int BYPASS_GOVERNANCE = 1;
+
+        private DeleteFlags() {
+        }
+
+        static int size(boolean bypassGovernance) {
+            return bypassGovernance ? 1 : 0;
+        }
+
+        static void write(WireWriter out, boolean bypassGovernance) {
+            if (bypassGovernance) {
+                out.u8(BYPASS_GOVERNANCE);
+            }
+        }
+
+        static boolean read(WireReader in) {
+            if (in.remaining() == 0) {
+                return false;
+            }
+            int flags = in.u8("delete flags");
+            // Sent only when a flag is set: a zero byte is as malformed as an unknown flag.
+            if (flags == 0 || (flags & ~BYPASS_GOVERNANCE) != 0) {
+                throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "unknown delete flags " + flags);
+            }
+            return (flags & BYPASS_GOVERNANCE) != 0;
         }
     }
 

@@ -29,11 +29,19 @@ public interface BackupLease extends AutoCloseable {
 
     /**
      * Makes {@code objectName} visible with this recipe once every chunk it references is durable
-     * (fsyncs of concurrent commits are batched). Completes exceptionally if a referenced chunk is
-     * neither stored nor pinned, or if the store cannot make it durable. Replaces an existing object
-     * of the same name.
+     * (fsyncs of concurrent commits are batched), with the retention lock {@code policy} asks for.
+     * Completes exceptionally if a referenced chunk is neither stored nor pinned, if the store
+     * cannot make it durable, or if an object of that name exists that may not be replaced: locked
+     * ({@link io.gpdedup.store.recipe.ObjectsLockedException}) or, unless {@code policy} allows it,
+     * any ({@link io.gpdedup.store.recipe.ObjectExistsException}). An existing object with the same
+     * content counts as this commit, made.
      */
-    CompletableFuture<Void> commit(String objectName, Recipe recipe);
+    CompletableFuture<Void> commit(String objectName, Recipe recipe, CommitPolicy policy);
+
+    /** As above, unlocked and replacing an existing unlocked object of the same name. */
+    default CompletableFuture<Void> commit(String objectName, Recipe recipe) {
+        return commit(objectName, recipe, CommitPolicy.UNRESTRICTED);
+    }
 
     @Override
     void close();

@@ -35,11 +35,11 @@ final class DiskBackupLease implements BackupLease {
     }
 
     @Override
-    public CompletableFuture<Void> commit(String objectName, Recipe recipe) {
+    public CompletableFuture<Void> commit(String objectName, Recipe recipe, CommitPolicy policy) {
         if (closed) {
             return CompletableFuture.failedFuture(new StoreException("the backup lease is closed"));
         }
-        return unit.commit(this, objectName, recipe);
+        return unit.commit(this, objectName, recipe, policy);
     }
 
     @Override

@@ -239,7 +239,8 @@ final class DiskStorageUnit implements StorageUnit {
         }
     }
 
-    CompletableFuture<Void> commit(DiskBackupLease lease, String objectName, Recipe recipe) {
+    CompletableFuture<Void> commit(DiskBackupLease lease, String objectName, Recipe recipe, CommitPolicy policy) {
+        RecipeCatalog.Claim claim = null;
         try {
             checkOpen();
             try {
@@ -249,6 +250,16 @@ final class DiskStorageUnit implements StorageUnit {
             }
             if (recipe == null) {
                 throw new StoreException("no recipe for " + objectName);
+            }
+            try {
+                claim = catalog.claim(objectName, recipe, policy.replaceable(), System.currentTimeMillis());
+            } catch (IOException e) {
+                throw new StoreException("cannot read the committed object '" + objectName + "' in unit " + name + ": " + e.getMessage(), e);
+            }
+            if (claim.unchanged()) {
+                // A commit whose answer was lost, sent again: it is made.
+                claim.close();
+                return CompletableFuture.completedFuture(null);
             }
             Set<Fingerprint> pins = new HashSet<>();
             long commitId = commitIds.incrementAndGet();
@@ -273,10 +284,17 @@ final class DiskStorageUnit implements StorageUnit {
             } finally {
                 writeLock.unlock();
             }
-            CompletableFuture<Void> f = committer.submit(objectName, recipe);
-            f.whenComplete((ok, err) -> commitPins.remove(commitId));
+            CompletableFuture<Void> f = committer.submit(objectName, recipe, policy);
+            RecipeCatalog.Claim held = claim;
+            f.whenComplete((ok, err) -> {
+                commitPins.remove(commitId);
+                held.close();
+            });
             return f;
-        } catch (StoreException e) {
+        } catch (RuntimeException e) {
+            if (claim != null) {
+                claim.close();
+            }
             return CompletableFuture.failedFuture(e);
         }
     }
@@ -365,26 +383,26 @@ final class DiskStorageUnit implements StorageUnit {
         checkOpen();
         List<ObjectInfo> out = new ArrayList<>();
         for (RecipeCatalog.Entry e : catalog.list(prefix == null ? "" : prefix)) {
-            out.add(new ObjectInfo(e.name(), e.length(), e.committedAtMillis()));
+            out.add(new ObjectInfo(e.name(), e.length(), e.committedAtMillis(), e.lock()));
         }
         return out;
     }
 
     @Override
-    public boolean deleteObject(String objectName) {
+    public RecipeCatalog.Deleted deleteObject(String objectName, boolean bypassGovernance) {
         checkOpen();
         try {
-            return catalog.delete(objectName);
+            return catalog.delete(objectName, bypassGovernance, System.currentTimeMillis());
         } catch (IOException e) {
             throw new StoreException("cannot delete object '" + objectName + "' in unit " + name + ": " + e, e);
         }
     }
 
     @Override
-    public int deleteObjects(String prefix) {
+    public RecipeCatalog.Deleted deleteObjects(String prefix, boolean bypassGovernance) {
         checkOpen();
         try {
-            return catalog.deletePrefix(prefix == null ? "" : prefix);
+            return catalog.deletePrefix(prefix == null ? "" : prefix, bypassGovernance, System.currentTimeMillis());
         } catch (IOException e) {
             throw new StoreException("cannot delete objects under '" + prefix + "' in unit " + name + ": " + e, e);
         }

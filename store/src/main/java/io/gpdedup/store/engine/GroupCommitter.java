@@ -22,7 +22,7 @@ import java.util.concurrent.FutureTask;
  */
 final class GroupCommitter implements AutoCloseable {
     /** A commit, or with no name a sync: durability of every chunk appended before it, nothing to publish. */
-    private record Pending(String name, Recipe recipe, CompletableFuture<Void> future) {
+    private record Pending(String name, Recipe recipe, CommitPolicy policy, CompletableFuture<Void> future) {
         boolean isSync() {
             return name == null;
         }
@@ -57,8 +57,8 @@ final class GroupCommitter implements AutoCloseable {
         thread.start();
     }
 
-    CompletableFuture<Void> submit(String name, Recipe recipe) {
-        return enqueue(name, recipe);
+    CompletableFuture<Void> submit(String name, Recipe recipe, CommitPolicy policy) {
+        return enqueue(name, recipe, policy);
     }
 
     /**
@@ -67,17 +67,17 @@ final class GroupCommitter implements AutoCloseable {
      * that started earlier has finished.
      */
     CompletableFuture<Void> sync() {
-        return enqueue(null, null);
+        return enqueue(null, null, null);
     }
 
-    private CompletableFuture<Void> enqueue(String name, Recipe recipe) {
+    private CompletableFuture<Void> enqueue(String name, Recipe recipe, CommitPolicy policy) {
         CompletableFuture<Void> f = new CompletableFuture<>();
         synchronized (this) {
             if (stopping) {
                 f.completeExceptionally(new StoreException("storage unit " + unitName + " is closing"));
                 return f;
             }
-            queue.add(new Pending(name, recipe, f));
+            queue.add(new Pending(name, recipe, policy, f));
             notifyAll();
         }
         return f;
@@ -141,7 +141,7 @@ final class GroupCommitter implements AutoCloseable {
         // into few journal commits, and a bucket takes them at once.
         List<Future<RecipeStore.Staged>> writes = new ArrayList<>();
         for (Pending p : batch) {
-            Callable<RecipeStore.Staged> write = () -> catalog.stage(p.name(), now, p.recipe());
+            Callable<RecipeStore.Staged> write = () -> catalog.stage(p.name(), now, p.recipe(), p.policy().lockAt(now));
             writes.add(batch.size() == 1 ? completed(write) : stagers.submit(write));
         }
         for (int i = 0; i < batch.size(); i++) {

@@ -4,6 +4,7 @@ import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.report.UnitStats;
 import io.gpdedup.store.report.VerifyReport;
@@ -32,11 +33,26 @@ public interface StorageUnit {
     /** Objects whose names start with {@code prefix} (empty = all), sorted by name. */
     List<ObjectInfo> list(String prefix);
 
-    /** Removes objects whose names start with {@code prefix}; returns how many. Chunks go at the next GC. */
-    int deleteObjects(String prefix);
+    /**
+     * Removes the objects whose names start with {@code prefix}; their chunks go at the next GC.
+     * Removes none when any of them is under a retention lock that holds it back ({@link
+     * io.gpdedup.store.recipe.ObjectsLockedException}): every lock does, but a governance lock
+     * yields to {@code bypassGovernance}.
+     */
+    RecipeCatalog.Deleted deleteObjects(String prefix, boolean bypassGovernance);
 
-    /** Removes exactly the object {@code objectName}; returns whether it existed. */
-    boolean deleteObject(String objectName);
+    /** Removes exactly the object {@code objectName}, if there is one, as {@link #deleteObjects(String, boolean)}. */
+    RecipeCatalog.Deleted deleteObject(String objectName, boolean bypassGovernance);
+
+    /** Removes objects whose names start with {@code prefix}, none locked; returns how many. */
+    default int deleteObjects(String prefix) {
+        return deleteObjects(prefix, false).objects();
+    }
+
+    /** Removes exactly the object {@code objectName}, not locked; returns whether it existed. */
+    default boolean deleteObject(String objectName) {
+        return deleteObject(objectName, false).objects() > 0;
+    }
 
     GcReport collectGarbage();
 

@@ -1,29 +1,65 @@
 package io.gpdedup.store.recipe;
 
 import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.RetentionLock;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A unit's committed objects: the recipe files of a {@link RecipeStore}, and a sorted in-memory
  * list of them for listing. Publishing and deleting hold one lock so that the list always matches
- * the store once it is durable; reads need no lock.
+ * the store once it is durable; reads need no lock. The catalog is where an object's retention
+ * lock and the unit's refusal to replace objects are enforced: a commit claims its name first
+ * ({@link #claim}), a delete checks the locks of everything it would remove.
  */
 public final class RecipeCatalog {
     /** One committed object. {@code damaged} when its recipe file could not be decoded at load. */
-    public record Entry(String name, String fileName, long length, long committedAtMillis, boolean damaged) {
+    public record Entry(String name, String fileName, long length, long committedAtMillis, boolean damaged, RetentionLock lock) {
+        public Entry(String name, String fileName, long length, long committedAtMillis, boolean damaged) {
+            this(name, fileName, length, committedAtMillis, damaged, RetentionLock.NONE);
+        }
+    }
+
+    /** What a delete removed, and how many of those objects had governance locks a unit admin bypassed. */
+    public record Deleted(int objects, int locksBypassed) {
+    }
+
+    /** A name claimed for one commit until {@link #close}; {@code unchanged} when the object is committed already, with the same content. */
+    public final class Claim implements AutoCloseable {
+        private final String name;
+        private final boolean unchanged;
+
+        private Claim(String name, boolean unchanged) {
+            this.name = name;
+            this.unchanged = unchanged;
+        }
+
+        /** The object already holds exactly this recipe: nothing to commit. */
+        public boolean unchanged() {
+            return unchanged;
+        }
+
+        @Override
+        public void close() {
+            claimed.remove(name);
+        }
     }
 
     private final RecipeStore store;
     private final ConcurrentSkipListMap<String, Entry> entries = new ConcurrentSkipListMap<>();
     private final ReentrantLock publishLock = new ReentrantLock();
     private final List<String> loadProblems = new ArrayList<>();
+    /** Names of commits in flight: a second commit of one of them would race the first to replace it. */
+    private final Set<String> claimed = ConcurrentHashMap.newKeySet();
 
     private RecipeCatalog(RecipeStore store) {
         this.store = store;
@@ -50,7 +86,7 @@ public final class RecipeCatalog {
             if (!ObjectName.fileName(rc.name()).equals(fileName)) {
                 throw new CorruptRecipeException("the name inside does not match the file name");
             }
-            return new Entry(rc.name(), fileName, rc.recipe().totalLength(), rc.committedAtMillis(), false);
+            return new Entry(rc.name(), fileName, rc.recipe().totalLength(), rc.committedAtMillis(), false, rc.lock());
         } catch (CorruptRecipeException e) {
             String name = ObjectName.nameOf(fileName);
             problems.add("recipe " + fileName + ": " + e.getMessage());
@@ -118,9 +154,53 @@ public final class RecipeCatalog {
         return read(e).map(RecipeFile.Contents::recipe);
     }
 
-    /** Writes a recipe ready to publish (callable from any thread, in parallel). */
-    public RecipeStore.Staged stage(String name, long committedAtMillis, Recipe recipe) throws IOException {
-        return store.stage(name, committedAtMillis, recipe.totalLength(), RecipeFile.encode(name, committedAtMillis, recipe));
+    /**
+     * Claims {@code name} for a commit of {@code recipe} made at about {@code nowMillis}. Refuses
+     * (nothing changes) when another commit claims it, when a committed object of that name is
+     * locked, or when one exists and the unit does not let objects be replaced; a committed object
+     * with exactly this recipe makes the claim {@link Claim#unchanged}.
+     */
+    public Claim claim(String name, Recipe recipe, boolean replaceable, long nowMillis) throws IOException {
+        if (!claimed.add(name)) {
+            throw new ObjectExistsException("'" + name + "' is being committed by another backup stream");
+        }
+        try {
+            Entry old = entries.get(name);
+            if (old == null) {
+                return new Claim(name, false);
+            }
+            if (!old.damaged() && sameRecipe(old, recipe)) {
+                return new Claim(name, true);
+            }
+            if (old.lock().holdsAt(nowMillis)) {
+                throw new ObjectsLockedException("'" + name + "' is " + old.lock().describe() + ": it cannot be replaced", 1, old.lock());
+            }
+            if (!replaceable) {
+                throw new ObjectExistsException("'" + name + "' already exists (committed " + Instant.ofEpochMilli(old.committedAtMillis())
+                        + "): this unit does not replace objects; delete the backup first, or set overwrite: allow for the unit");
+            }
+            return new Claim(name, false);
+        } catch (IOException | RuntimeException e) {
+            claimed.remove(name);
+            throw e;
+        }
+    }
+
+    private boolean sameRecipe(Entry old, Recipe recipe) throws IOException {
+        if (old.length() != recipe.totalLength()) {
+            return false;
+        }
+        try {
+            Optional<RecipeFile.Contents> rc = read(old);
+            return rc.isPresent() && rc.get().recipe().sameStream(recipe);
+        } catch (CorruptRecipeException e) {
+            return false;
+        }
+    }
+
+    /** Writes a recipe ready to publish (callable from any thread, in parallel), locked as {@code lock} says. */
+    public RecipeStore.Staged stage(String name, long committedAtMillis, Recipe recipe, RetentionLock lock) throws IOException {
+        return store.stage(name, committedAtMillis, recipe.totalLength(), RecipeFile.encode(name, committedAtMillis, recipe, lock)).withLock(lock);
     }
 
     /** Publishes staged recipes durably, then makes them visible in the list. */
@@ -129,7 +209,7 @@ public final class RecipeCatalog {
         try {
             store.publish(staged);
             for (RecipeStore.Staged s : staged) {
-                entries.put(s.name(), new Entry(s.name(), ObjectName.fileName(s.name()), s.length(), s.committedAtMillis(), false));
+                entries.put(s.name(), new Entry(s.name(), ObjectName.fileName(s.name()), s.length(), s.committedAtMillis(), false, s.lock()));
             }
         } finally {
             publishLock.unlock();
@@ -142,32 +222,42 @@ public final class RecipeCatalog {
         store.discard(s);
     }
 
-    /** Deletes one object by exact name; false if there was none. */
-    public boolean delete(String name) throws IOException {
+    /**
+     * Deletes one object by exact name; none deleted if there was none. Refuses a locked object
+     * ({@link ObjectsLockedException}) unless its lock is governance and {@code bypassGovernance}.
+     */
+    public Deleted delete(String name, boolean bypassGovernance, long nowMillis) throws IOException {
+        Deleted d;
         publishLock.lock();
         try {
             Entry e = entries.get(name);
             if (e == null) {
-                return false;
+                return new Deleted(0, 0);
             }
+            d = new Deleted(1, checkLocks(List.of(e), bypassGovernance, nowMillis, "'" + name + "'"));
             store.delete(List.of(e.fileName()));
             entries.remove(name);
         } finally {
             publishLock.unlock();
         }
         store.changed(entries.values(), false);
-        return true;
+        return d;
     }
 
-    /** Durably removes every object whose name starts with {@code prefix}; returns how many. */
-    public int deletePrefix(String prefix) throws IOException {
+    /**
+     * Durably removes every object whose name starts with {@code prefix}, or none of them when
+     * any is locked (as {@link #delete}).
+     */
+    public Deleted deletePrefix(String prefix, boolean bypassGovernance, long nowMillis) throws IOException {
         publishLock.lock();
         List<Entry> doomed;
+        int bypassed;
         try {
             doomed = list(prefix);
             if (doomed.isEmpty()) {
-                return 0;
+                return new Deleted(0, 0);
             }
+            bypassed = checkLocks(doomed, bypassGovernance, nowMillis, "'" + prefix + "'");
             List<String> files = new ArrayList<>();
             for (Entry e : doomed) {
                 files.add(e.fileName());
@@ -180,7 +270,30 @@ public final class RecipeCatalog {
             publishLock.unlock();
         }
         store.changed(entries.values(), false);
-        return doomed.size();
+        return new Deleted(doomed.size(), bypassed);
+    }
+
+    /** How many governance locks a delete of {@code doomed} bypasses; throws if any lock holds it back. */
+    private static int checkLocks(List<Entry> doomed, boolean bypassGovernance, long nowMillis, String what) {
+        int held = 0;
+        int bypassed = 0;
+        RetentionLock latest = RetentionLock.NONE;
+        for (Entry e : doomed) {
+            if (!e.lock().holdsAt(nowMillis)) {
+                continue;
+            }
+            if (bypassGovernance && e.lock().mode() == RetentionLock.Mode.GOVERNANCE) {
+                bypassed++;
+                continue;
+            }
+            held++;
+            latest = latest.max(e.lock());
+        }
+        if (held > 0) {
+            throw new ObjectsLockedException(what + ": " + held + " of " + doomed.size() + " objects are " + latest.describe()
+                    + "; nothing deleted", held, latest);
+        }
+        return bypassed;
     }
 
     /** Every entry, sorted by name. */

@@ -1,5 +1,6 @@
 package io.gpdedup.store.recipe;
 
+import io.gpdedup.store.chunk.RetentionLock;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
@@ -11,8 +12,18 @@ import java.util.Optional;
  * the in-memory list on top and serializes publishing and deleting.
  */
 public interface RecipeStore {
-    /** A recipe written by {@link #stage} and not yet published; {@code location} is the store's own. */
-    record Staged(String name, String location, long length, long committedAtMillis) {
+    /**
+     * A recipe written by {@link #stage} and not yet published; {@code location} is the store's
+     * own; {@code lock} is the retention lock written into it, which the catalog lists.
+     */
+    record Staged(String name, String location, long length, long committedAtMillis, RetentionLock lock) {
+        public Staged(String name, String location, long length, long committedAtMillis) {
+            this(name, location, length, committedAtMillis, RetentionLock.NONE);
+        }
+
+        Staged withLock(RetentionLock newLock) {
+            return new Staged(name, location, length, committedAtMillis, newLock);
+        }
     }
 
     /**

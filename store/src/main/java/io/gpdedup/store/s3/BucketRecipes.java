@@ -1,6 +1,7 @@
 package io.gpdedup.store.s3;
 
 import io.gpdedup.store.CrcTrailer;
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.recipe.ObjectName;
 import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.recipe.RecipeStore;
@@ -33,13 +34,14 @@ import java.util.logging.Logger;
  */
 final class BucketRecipes implements RecipeStore {
     private static final Logger LOG = Logger.getLogger(BucketRecipes.class.getName());
-    private static final long MAGIC = 0x4750444341543031L; // "GPDCAT01"
+    private static final long MAGIC_V1 = 0x4750444341543031L; // "GPDCAT01"
+    private static final long MAGIC = 0x4750444341543032L; // "GPDCAT02": adds each entry's retention lock
     /** Changes to the catalog between two checkpoints. */
     static final int CHECKPOINT_EVERY = 256;
     private static final int FETCHERS = 16;
     private static final long RECENT_BYTES = 64L << 20;
 
-    private record Known(String name, long length, long committedAtMillis, String etag) {
+    private record Known(String name, long length, long committedAtMillis, String etag, RetentionLock lock) {
     }
 
     private final String unit;
@@ -72,7 +74,7 @@ final class BucketRecipes implements RecipeStore {
             }
             Known k = checkpoint.get(file);
             if (k != null && k.etag().equals(o.etag())) {
-                out.add(new RecipeCatalog.Entry(k.name(), file, k.length(), k.committedAtMillis(), false));
+                out.add(new RecipeCatalog.Entry(k.name(), file, k.length(), k.committedAtMillis(), false, k.lock()));
                 etags.put(file, o.etag());
             } else {
                 toRead.add(o);
@@ -214,7 +216,10 @@ final class BucketRecipes implements RecipeStore {
         }
     }
 
-    /** magic | count | count x { file name, ETag, object name (u16 length + UTF-8 each), length (8), commit time (8) } | CRC-32C */
+    /**
+     * magic | count | count x { file name, ETag, object name (u16 length + UTF-8 each), length (8),
+     * commit time (8), lock mode (1), lock end (8) } | CRC-32C. Version 1 had no lock fields.
+     */
     private byte[] encode(Collection<RecipeCatalog.Entry> entries) {
         List<byte[][]> rows = new ArrayList<>();
         List<long[]> numbers = new ArrayList<>();
@@ -226,8 +231,8 @@ final class BucketRecipes implements RecipeStore {
             }
             byte[][] row = {utf8(e.fileName()), utf8(etag), utf8(e.name())};
             rows.add(row);
-            numbers.add(new long[] {e.length(), e.committedAtMillis()});
-            size += 6 + row[0].length + row[1].length + row[2].length + 16;
+            numbers.add(new long[] {e.length(), e.committedAtMillis(), e.lock().mode().code(), e.lock().untilMillis()});
+            size += 6 + row[0].length + row[1].length + row[2].length + 16 + 9;
         }
         ByteBuffer b = ByteBuffer.allocate(size);
         b.putLong(MAGIC).putInt(rows.size());
@@ -235,7 +240,8 @@ final class BucketRecipes implements RecipeStore {
             for (byte[] s : rows.get(i)) {
                 b.putShort((short) s.length).put(s);
             }
-            b.putLong(numbers.get(i)[0]).putLong(numbers.get(i)[1]);
+            long[] n = numbers.get(i);
+            b.putLong(n[0]).putLong(n[1]).put((byte) n[2]).putLong(n[3]);
         }
         CrcTrailer.append(b);
         return b.array();
@@ -250,15 +256,23 @@ final class BucketRecipes implements RecipeStore {
         Map<String, Known> out = new HashMap<>();
         try {
             ByteBuffer b = ByteBuffer.wrap(d);
-            if (!CrcTrailer.matches(d) || b.getLong() != MAGIC) {
+            if (!CrcTrailer.matches(d)) {
                 throw new IllegalArgumentException("checksum");
+            }
+            long magic = b.getLong();
+            if (magic != MAGIC && magic != MAGIC_V1) {
+                throw new IllegalArgumentException("magic");
             }
             int n = b.getInt();
             for (int i = 0; i < n; i++) {
                 String file = string(b);
                 String etag = string(b);
                 String name = string(b);
-                out.put(file, new Known(name, b.getLong(), b.getLong(), etag));
+                long length = b.getLong();
+                long committedAt = b.getLong();
+                RetentionLock lock = magic == MAGIC_V1 ? RetentionLock.NONE
+                        : new RetentionLock(RetentionLock.Mode.ofCode(b.get() & 0xff), b.getLong());
+                out.put(file, new Known(name, length, committedAt, etag, lock));
             }
             return out;
         } catch (BufferUnderflowException | IllegalArgumentException | IndexOutOfBoundsException e) {

@@ -5,9 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
+import io.gpdedup.store.client.StoreServerException;
+import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.ReplicationJobStatus;
 import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.report.UnitStats;
@@ -306,12 +309,17 @@ abstract class AdminCommand implements Callable<Integer> {
                     n.put("name", o.name());
                     n.put("length", o.length());
                     n.put("committed_at", Instant.ofEpochMilli(o.committedAtMillis()).toString());
+                    if (o.lock().mode() != RetentionLock.Mode.NONE) {
+                        n.put("lock_mode", o.lock().mode().word());
+                        n.put("locked_until", Instant.ofEpochMilli(o.lock().untilMillis()).toString());
+                    }
                 }
                 printJson(out, list);
                 return 0;
             }
             for (ObjectInfo o : objects) {
-                out.println(o.length() + "\t" + Instant.ofEpochMilli(o.committedAtMillis()) + "\t" + o.name());
+                out.println(o.length() + "\t" + Instant.ofEpochMilli(o.committedAtMillis()) + "\t" + o.name()
+                        + (o.lock().mode() == RetentionLock.Mode.NONE ? "" : "\t" + o.lock().describe()));
             }
             return 0;
         }
@@ -381,6 +389,10 @@ abstract class AdminCommand implements Callable<Integer> {
         @Option(names = "--dry-run", description = "print what would be deleted, delete nothing")
         boolean dryRun;
 
+        @Option(names = "--bypass-governance", description = "also delete backups whose governance retention lock has not ended "
+                + "(needs the admin role; the store logs it); compliance locks are never bypassed")
+        boolean bypassGovernance;
+
         @Override
         void checkOptions() {
             policy();
@@ -404,27 +416,50 @@ abstract class AdminCommand implements Callable<Integer> {
             ArrayNode deleted = doc.putArray("deleted");
             long deletedBytes = 0;
             int deletedCount = 0;
+            long now = System.currentTimeMillis();
             for (var e : plan.entrySet()) {
                 BackupSet b = byTimestamp.get(e.getKey());
-                if (!e.getValue().isEmpty()) {
+                List<String> reasons = new ArrayList<>(e.getValue());
+                RetentionLock lock = b.lock();
+                boolean bypassed = reasons.isEmpty() && lock.holdsAt(now) && bypassGovernance && lock.mode() == RetentionLock.Mode.GOVERNANCE;
+                if (reasons.isEmpty() && lock.holdsAt(now) && !bypassed) {
+                    reasons.add(lock.describe());
+                }
+                long objects = 0;
+                if (reasons.isEmpty() && !dryRun) {
+                    try {
+                        objects = client.deleteObjects(b.prefix(), bypassed);
+                    } catch (StoreServerException locked) {
+                        if (locked.code() != ErrorCode.LOCKED) {
+                            throw locked;
+                        }
+                        reasons.add(locked.getMessage());
+                    }
+                }
+                if (!reasons.isEmpty()) {
                     ObjectNode k = kept.addObject();
                     k.put("timestamp", b.timestamp());
-                    e.getValue().forEach(k.putArray("reasons")::add);
+                    reasons.forEach(k.putArray("reasons")::add);
                     if (!json) {
-                        out.println("keep    " + b.timestamp() + "  (" + String.join(", ", e.getValue()) + ")");
+                        out.println("keep    " + b.timestamp() + "  (" + String.join(", ", reasons) + ")");
                     }
                     continue;
                 }
-                long objects = dryRun ? b.objects().size() : client.deleteObjects(b.prefix());
+                if (dryRun) {
+                    objects = b.objects().size();
+                }
                 deletedBytes += b.logicalBytes();
                 deletedCount++;
                 ObjectNode d = deleted.addObject();
                 d.put("timestamp", b.timestamp());
                 d.put("files", objects);
                 d.put("logical_bytes", b.logicalBytes());
+                if (bypassed) {
+                    d.put("bypassed_lock", lock.describe());
+                }
                 if (!json) {
                     out.println((dryRun ? "would delete " : "deleted ") + b.timestamp() + "  (" + objects + " files, "
-                            + bytes(b.logicalBytes()) + " logical)");
+                            + bytes(b.logicalBytes()) + " logical" + (bypassed ? "; bypassed: " + lock.describe() : "") + ")");
                 }
             }
             if (dryRun || deletedCount == 0) {

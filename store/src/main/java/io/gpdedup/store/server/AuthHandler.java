@@ -104,9 +104,11 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
             ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.PROTOCOL_VIOLATION, "request before AUTH_OK");
             return;
         }
-        LOG.log(System.Logger.Level.INFO, "login: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress());
+        Role role = server.policy(auth.unit()).roleOf(auth.user());
+        LOG.log(System.Logger.Level.INFO, "login: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress()
+                + (role == Role.UNASSIGNED ? "" : " (" + role.word() + ")"));
         server.metrics.watchUnit(unit);
-        StoreSession session = new StoreSession(unit, auth.user(), ctx.channel().attr(HandshakeHandler.VERSION).get(), server.metrics);
+        StoreSession session = new StoreSession(unit, auth.user(), role, ctx.channel().attr(HandshakeHandler.VERSION).get(), server.metrics);
         ctx.pipeline().addAfter(ctx.name(), "store", new StoreHandler(server, session));
         ctx.channel().writeAndFlush(Frame.of(requestId, new Reply.AuthOk()));
         ctx.pipeline().remove(this);

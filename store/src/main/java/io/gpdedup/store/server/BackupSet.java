@@ -4,6 +4,7 @@ import io.gpdedup.plugin.api.BackupTimestamp;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.RemoteName;
 import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.store.chunk.RetentionLock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -52,6 +53,15 @@ record BackupSet(String directory, String timestamp, List<ObjectInfo> objects) {
 
     long logicalBytes() {
         return objects.stream().mapToLong(ObjectInfo::length).sum();
+    }
+
+    /** The lock that ends last among its objects: until it ends the backup cannot be deleted whole. */
+    RetentionLock lock() {
+        RetentionLock latest = RetentionLock.NONE;
+        for (ObjectInfo o : objects) {
+            latest = latest.max(o.lock());
+        }
+        return latest;
     }
 
     /** When its last object was committed. */

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.gpdedup.store.StrictYaml;
+import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
@@ -74,6 +76,14 @@ public final class ConfigLoader {
 
     static final class UnitFile {
         @JsonProperty("users") Map<String, String> users;
+        @JsonProperty("roles") Map<String, String> roles;
+        @JsonProperty("retention-lock") RetentionLockFile retentionLock;
+        @JsonProperty("overwrite") String overwrite;
+    }
+
+    static final class RetentionLockFile {
+        @JsonProperty("mode") String mode;
+        @JsonProperty("days") Integer days;
     }
 
     /** Thrown for a config that cannot be used; the message is meant for the operator. */
@@ -108,6 +118,7 @@ public final class ConfigLoader {
             throw new ConfigException("config " + source + ": 'units' is missing: nobody could log in");
         }
         Map<String, Map<String, PasswordHash>> units = new LinkedHashMap<>();
+        Map<String, UnitPolicy> policies = new LinkedHashMap<>();
         for (var unit : f.units.entrySet()) {
             UnitFile u = unit.getValue();
             if (u == null || u.users == null || u.users.isEmpty()) {
@@ -126,6 +137,7 @@ public final class ConfigLoader {
                 }
             }
             units.put(unit.getKey(), users);
+            policies.put(unit.getKey(), policy(u, "config " + source + ": units." + unit.getKey(), users.keySet()));
         }
         Path dataDir = f.dataDir == null ? StorePaths.defaultDataDir() : StorePaths.resolve(f.dataDir, base);
         try {
@@ -158,10 +170,51 @@ public final class ConfigLoader {
                                     : Duration.ofSeconds(f.recompressAfterIdleSeconds),
                             or(f.recompressThreads, RecompressSettings.DEFAULT_THREADS)),
                     new LogSettings(f.logFile == null ? null : StorePaths.resolve(f.logFile, base),
-                            or(f.logFileMaxBytes, LogSettings.DEFAULT_MAX_BYTES), or(f.logFileCount, LogSettings.DEFAULT_FILES)));
+                            or(f.logFileMaxBytes, LogSettings.DEFAULT_MAX_BYTES), or(f.logFileCount, LogSettings.DEFAULT_FILES)),
+                    policies);
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }
+    }
+
+    /** A unit's roles, retention lock and overwrite rule; {@code where} names the unit's key for messages. */
+    private static UnitPolicy policy(UnitFile u, String where, java.util.Set<String> users) {
+        Map<String, Role> roles = new LinkedHashMap<>();
+        if (u.roles != null) {
+            for (var r : u.roles.entrySet()) {
+                if (!users.contains(r.getKey())) {
+                    throw new ConfigException(where + ".roles." + r.getKey() + ": no such user in users");
+                }
+                try {
+                    roles.put(r.getKey(), Role.parse(r.getValue()));
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(where + ".roles." + r.getKey() + ": not a role (admin, backup or restore)");
+                }
+            }
+        }
+        RetentionLock.Mode mode = RetentionLock.Mode.NONE;
+        int days = 0;
+        if (u.retentionLock != null) {
+            try {
+                mode = RetentionLock.Mode.parse(u.retentionLock.mode);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(where + ".retention-lock.mode: not a retention lock mode (governance or compliance)");
+            }
+            if (u.retentionLock.days == null || u.retentionLock.days <= 0) {
+                throw new ConfigException(where + ".retention-lock.days: "
+                        + (u.retentionLock.days == null ? "missing" : u.retentionLock.days + " is not") + " a positive number of days");
+            }
+            days = u.retentionLock.days;
+        }
+        boolean replaceable;
+        if (u.overwrite == null || u.overwrite.equals("refuse")) {
+            replaceable = false;
+        } else if (u.overwrite.equals("allow")) {
+            replaceable = true;
+        } else {
+            throw new ConfigException(where + ".overwrite: not allow or refuse");
+        }
+        return new UnitPolicy(roles, new CommitPolicy(mode, days, replaceable));
     }
 
     private static GcSchedule gc(ConfigFile f) {
@@ -240,6 +293,9 @@ public final class ConfigLoader {
         }
         if (type == UnitFile.class) {
             return "a mapping with 'users'";
+        }
+        if (type == RetentionLockFile.class) {
+            return "a mapping with 'mode' and 'days'";
         }
         if (type == StorageSection.StorageFile.class) {
             return "a mapping with 'type' and, for s3, 'bucket'";

@@ -20,6 +20,8 @@ final class ServerContext {
     final ChannelGroup channels;
     final AutoCollector collector;
     final IdleRecompressor recompressor;
+    /** Each unit's roles, retention lock and overwrite rule, as of the last start or reload. */
+    private volatile StoreConfig policies;
 
     ServerContext(StoreEngine engine, StoreConfig config, StoreMetrics metrics, ExecutorService executor,
             Authenticator authenticator, LoginThrottle throttle, RefusalLog refusals, ChannelGroup channels,
@@ -32,10 +34,20 @@ final class ServerContext {
         this.throttle = throttle;
         this.refusals = refusals;
         this.gate = new RequestGate();
+        this.policies = config;
         this.requests = new StoreRequests(metrics, executor, config.maxFrameBytes(), config.maxBatch(), config.idleTimeout(), replication,
-                collector);
+                collector, this::policy);
         this.channels = channels;
         this.collector = collector;
         this.recompressor = recompressor;
+    }
+
+    UnitPolicy policy(String unit) {
+        return policies.policy(unit);
+    }
+
+    /** Takes the unit policies of a reloaded config for the requests that follow. */
+    void replacePolicies(StoreConfig config) {
+        policies = config;
     }
 }

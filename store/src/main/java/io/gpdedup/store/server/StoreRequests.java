@@ -5,6 +5,9 @@ import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.client.Futures;
 import io.gpdedup.store.engine.StoreException;
+import io.gpdedup.store.recipe.ObjectExistsException;
+import io.gpdedup.store.recipe.ObjectsLockedException;
+import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
@@ -23,6 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 /**
  * Serves one request of an authenticated session against its storage unit: the store's business
@@ -40,9 +44,10 @@ final class StoreRequests {
     private final Reply.Settings settings;
     private final ReplicationQueue replication;
     private final AutoCollector collector;
+    private final Function<String, UnitPolicy> policies;
 
     StoreRequests(StoreMetrics metrics, Executor executor, int maxFrame, int maxBatch, Duration idleTimeout, ReplicationQueue replication,
-            AutoCollector collector) {
+            AutoCollector collector, Function<String, UnitPolicy> policies) {
         this.metrics = metrics;
         this.executor = executor;
         this.maxFrame = maxFrame;
@@ -50,6 +55,7 @@ final class StoreRequests {
         this.settings = new Reply.Settings(Math.min(0xffffffffL, idleTimeout.toSeconds()));
         this.replication = replication;
         this.collector = collector;
+        this.policies = policies;
     }
 
     /** Serves {@code request}; the stage completes once its final reply has been handed to {@code out}. */
@@ -60,12 +66,16 @@ final class StoreRequests {
             // The client went away in the middle of a split reply: nobody to answer.
             return DONE;
         } catch (RuntimeException e) {
-            out.last(errorFor(e, request));
+            out.last(errorFor(e, request, session.version));
             return DONE;
         }
     }
 
     private CompletionStage<Void> dispatch(StoreSession s, Request request, ReplySink out) {
+        if (!s.role.permits(request.type())) {
+            throw new ForbiddenException("user '" + s.user + "' has the " + s.role.word() + " role in unit '" + s.unit.name() + "', which may not "
+                    + request.type() + ": that needs the " + Role.needed(request.type()).word() + " role");
+        }
         switch (request.type()) {
             case BEGIN_BACKUP:
                 out.last(new Reply.LeaseGranted(s.open(s.unit.beginBackup()).id));
@@ -95,19 +105,21 @@ final class StoreRequests {
                 chunks(s, ((Request.GetChunks) request).fingerprints(), out);
                 return DONE;
             case LIST:
-                sendParts(new Reply.ObjectsPart(s.unit.list(((Request.ListObjects) request).prefix())), out);
+                sendParts(new Reply.ObjectsPart(s.unit.list(((Request.ListObjects) request).prefix()), s.version >= ProtocolVersions.V6), out);
                 return DONE;
             case DELETE: {
-                String prefix = ((Request.DeleteObjects) request).prefix();
-                if (prefix.isEmpty()) {
+                var d = (Request.DeleteObjects) request;
+                if (d.prefix().isEmpty()) {
                     throw new BadRequestException("refusing to delete every object of the unit: give a prefix");
                 }
-                deleted(s, "prefix " + prefix, s.unit.deleteObjects(prefix), out);
+                checkBypass(s, d.bypassGovernance());
+                deleted(s, "prefix " + d.prefix(), s.unit.deleteObjects(d.prefix(), d.bypassGovernance()), out);
                 return DONE;
             }
             case DELETE_OBJECT: {
-                String name = ((Request.DeleteObject) request).objectName();
-                deleted(s, "name " + name, s.unit.deleteObject(name) ? 1 : 0, out);
+                var d = (Request.DeleteObject) request;
+                checkBypass(s, d.bypassGovernance());
+                deleted(s, "name " + d.objectName(), s.unit.deleteObject(d.objectName(), d.bypassGovernance()), out);
                 return DONE;
             }
             case STATS:
@@ -123,7 +135,7 @@ final class StoreRequests {
                 out.last(new Reply.Ok());
                 return DONE;
             case SYNC:
-                return answerWhenDone(s.unit.sync(), request, out);
+                return answerWhenDone(s.unit.sync(), request, s.version, out);
             case SETTINGS:
                 out.last(settings);
                 return DONE;
@@ -138,11 +150,23 @@ final class StoreRequests {
         }
     }
 
-    /** Answers a delete, logs it and plans the collection that frees its space. */
-    private void deleted(StoreSession s, String what, int objects, ReplySink out) {
-        LOG.log(System.Logger.Level.INFO, "unit " + s.unit.name() + ": user '" + s.user + "' deleted " + objects + " objects (" + what + ")");
-        collector.deleted(s.unit.name(), objects);
-        out.last(new Reply.Count(objects));
+    private static void checkBypass(StoreSession s, boolean bypassGovernance) {
+        if (bypassGovernance && !s.role.mayBypassGovernance()) {
+            throw new ForbiddenException("user '" + s.user + "' has the " + s.role.word() + " role in unit '" + s.unit.name()
+                    + "': only the admin role may bypass governance retention locks");
+        }
+    }
+
+    /** Answers a delete, logs it (a bypassed lock as a warning) and plans the collection that frees its space. */
+    private void deleted(StoreSession s, String what, RecipeCatalog.Deleted d, ReplySink out) {
+        if (d.locksBypassed() > 0) {
+            LOG.log(System.Logger.Level.WARNING, "unit " + s.unit.name() + ": user '" + s.user + "' deleted " + d.objects() + " objects (" + what
+                    + "), bypassing the governance retention locks of " + d.locksBypassed());
+        } else {
+            LOG.log(System.Logger.Level.INFO, "unit " + s.unit.name() + ": user '" + s.user + "' deleted " + d.objects() + " objects (" + what + ")");
+        }
+        collector.deleted(s.unit.name(), d.objects());
+        out.last(new Reply.Count(d.objects()));
     }
 
     private void checkBatch(int n) {
@@ -191,7 +215,7 @@ final class StoreRequests {
             } catch (IllegalArgumentException e) {
                 throw new BadRequestException("recipe of " + c.objectName() + ": " + e.getMessage());
             }
-            durable = l.lease.commit(c.objectName(), recipe);
+            durable = l.lease.commit(c.objectName(), recipe, policies.apply(s.unit.name()).commits());
         } catch (RuntimeException e) {
             s.release(l);
             throw e;
@@ -206,16 +230,16 @@ final class StoreRequests {
                 metrics.committed(c.totalLength());
                 out.last(new Reply.Ok());
             } else {
-                out.last(errorFor(Futures.cause(e), c));
+                out.last(errorFor(Futures.cause(e), c, s.version));
             }
             return null;
         }, executor);
     }
 
     /** OK once {@code work} has completed, or its error. */
-    private CompletionStage<Void> answerWhenDone(CompletableFuture<Void> work, Request request, ReplySink out) {
+    private CompletionStage<Void> answerWhenDone(CompletableFuture<Void> work, Request request, int version, ReplySink out) {
         return work.handleAsync((v, e) -> {
-            out.last(e == null ? new Reply.Ok() : errorFor(Futures.cause(e), request));
+            out.last(e == null ? new Reply.Ok() : errorFor(Futures.cause(e), request, version));
             return null;
         }, executor);
     }
@@ -288,7 +312,22 @@ final class StoreRequests {
         return reply;
     }
 
-    static Reply.Error errorFor(Throwable e, Request request) {
+    /** The error reply for {@code e}; a code newer than the connection's {@code version} goes out as STORE_ERROR. */
+    static Reply.Error errorFor(Throwable e, Request request, int version) {
+        Reply.Error error = errorFor(e, request);
+        return error.code().sinceVersion() <= version ? error : new Reply.Error(ErrorCode.STORE_ERROR, error.message());
+    }
+
+    private static Reply.Error errorFor(Throwable e, Request request) {
+        if (e instanceof ObjectsLockedException) {
+            return new Reply.Error(ErrorCode.LOCKED, message(e));
+        }
+        if (e instanceof ObjectExistsException) {
+            return new Reply.Error(ErrorCode.EXISTS, message(e));
+        }
+        if (e instanceof ForbiddenException) {
+            return new Reply.Error(ErrorCode.FORBIDDEN, message(e));
+        }
         if (e instanceof StoreException) {
             return new Reply.Error(ErrorCode.STORE_ERROR, message(e));
         }

@@ -163,11 +163,12 @@ final class StoreServer {
      * Takes the users of {@code units} for the logins that follow, opening any unit that is new;
      * connections already logged in keep their session.
      */
-    void replaceUsers(Map<String, Map<String, PasswordHash>> units) {
-        for (String unit : units.keySet()) {
+    void replaceUsers(StoreConfig config) {
+        for (String unit : config.units().keySet()) {
             context.metrics.watchUnit(context.engine.unit(unit));
         }
-        context.authenticator.replace(units);
+        context.replacePolicies(config);
+        context.authenticator.replace(config.units());
     }
 
     public InetSocketAddress address() {

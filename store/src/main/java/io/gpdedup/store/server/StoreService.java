@@ -150,7 +150,7 @@ public final class StoreService implements AutoCloseable {
             return;
         }
         refuseDemoPasswordBeyondLoopback(config);
-        server.replaceUsers(config.units());
+        server.replaceUsers(config);
     }
 
     Optional<InetSocketAddress> metricsAddress() {

@@ -11,6 +11,7 @@ import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.report.UnitStats;
 import io.gpdedup.store.server.StoreFixture;
 import java.net.ServerSocket;
@@ -55,7 +56,7 @@ class StoreClientTest {
         TestData data = TestData.random(codec.id() + 1, 300_000, 16_384, codec);
         String name = DIR + "gpbackup_0_20261123045500_" + codec;
         try (StoreClient client = store.connectA()) {
-            assertEquals(5, client.protocolVersion());
+            assertEquals(ProtocolVersions.V6, client.protocolVersion());
             try (BackupSession backup = client.beginBackup()) {
                 boolean[] missing = backup.missing(data.fingerprints()).join();
                 assertEquals(data.uploads.size(), missing.length);

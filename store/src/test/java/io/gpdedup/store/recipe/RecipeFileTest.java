@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.RetentionLock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -20,11 +21,13 @@ class RecipeFileTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 5, 1000})
     void roundTripsAndDetectsEveryFlippedByte(int chunks) throws Exception {
-        roundTrip(chunks, false);
-        roundTrip(chunks, true);
+        roundTrip(chunks, false, RetentionLock.NONE);
+        roundTrip(chunks, true, RetentionLock.NONE);
+        roundTrip(chunks, false, new RetentionLock(RetentionLock.Mode.GOVERNANCE, 1_800_000_000_000L));
+        roundTrip(chunks, true, new RetentionLock(RetentionLock.Mode.COMPLIANCE, 1_900_000_000_123L));
     }
 
-    private static void roundTrip(int chunks, boolean listed) throws Exception {
+    private static void roundTrip(int chunks, boolean listed, RetentionLock lock) throws Exception {
         Random r = new Random(chunks);
         List<ChunkRef> refs = new ArrayList<>();
         long total = 0;
@@ -38,10 +41,12 @@ class RecipeFileTest {
         byte[] sha = new byte[32];
         r.nextBytes(sha);
         Recipe recipe = listed ? new Recipe(refs, total, sha).withChunkListSha256() : new Recipe(refs, total, sha);
-        byte[] bytes = RecipeFile.encode("a/b/ü", 123456789L, recipe);
-        // Without a chunk list digest the file keeps version 1's layout, which older stores read.
-        assertEquals(listed ? "GPDRCP02" : "GPDRCP01", new String(bytes, 0, 8, java.nio.charset.StandardCharsets.US_ASCII));
+        byte[] bytes = RecipeFile.encode("a/b/ü", 123456789L, recipe, lock);
+        // Without a lock or a chunk list digest the file keeps the older layouts, which older stores read.
+        String version = lock.mode() != RetentionLock.Mode.NONE ? "GPDRCP03" : listed ? "GPDRCP02" : "GPDRCP01";
+        assertEquals(version, new String(bytes, 0, 8, java.nio.charset.StandardCharsets.US_ASCII));
         RecipeFile.Contents back = RecipeFile.decode(bytes);
+        assertEquals(lock, back.lock());
         if (listed) {
             assertArrayEquals(Recipe.listSha256(refs, total), back.recipe().chunkListSha256());
             assertTrue(back.recipe().chunkListMatches());
@@ -64,7 +69,7 @@ class RecipeFileTest {
     @Test
     void aRecipeWithoutStreamHashKeepsItsChunkListDigestAndReadsBackWithoutOne() throws Exception {
         List<ChunkRef> refs = List.of(new ChunkRef(Fingerprint.of(new byte[32]), 10), new ChunkRef(Fingerprint.of(new byte[32]), 5));
-        byte[] bytes = RecipeFile.encode("n", 1L, Recipe.ofChunks(refs, 15));
+        byte[] bytes = RecipeFile.encode("n", 1L, Recipe.ofChunks(refs, 15), RetentionLock.NONE);
         assertEquals("GPDRCP02", new String(bytes, 0, 8, java.nio.charset.StandardCharsets.US_ASCII));
         Recipe back = RecipeFile.decode(bytes).recipe();
         assertNull(back.streamSha256());
@@ -74,7 +79,7 @@ class RecipeFileTest {
         // Version 1 has no chunk list digest, so zero bytes there leave nothing to check a restore by.
         byte[] sha = new byte[32];
         java.util.Arrays.fill(sha, (byte) 1);
-        byte[] v1 = RecipeFile.encode("n", 1L, new Recipe(refs, 15, sha));
+        byte[] v1 = RecipeFile.encode("n", 1L, new Recipe(refs, 15, sha), RetentionLock.NONE);
         java.util.Arrays.fill(v1, 26 + 1, 58 + 1, (byte) 0);
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(v1, 0, v1.length - 4);

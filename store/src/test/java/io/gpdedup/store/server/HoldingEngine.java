@@ -61,9 +61,9 @@ final class HoldingEngine implements StoreEngine {
                     }
 
                     @Override
-                    public CompletableFuture<Void> commit(String objectName, Recipe recipe) {
+                    public CompletableFuture<Void> commit(String objectName, Recipe recipe, io.gpdedup.store.engine.CommitPolicy policy) {
                         commitStarted.countDown();
-                        return released.thenCompose(v -> l.commit(objectName, recipe));
+                        return released.thenCompose(v -> l.commit(objectName, recipe, policy));
                     }
 
                     @Override
@@ -94,13 +94,13 @@ final class HoldingEngine implements StoreEngine {
             }
 
             @Override
-            public int deleteObjects(String prefix) {
-                return u.deleteObjects(prefix);
+            public io.gpdedup.store.recipe.RecipeCatalog.Deleted deleteObjects(String prefix, boolean bypassGovernance) {
+                return u.deleteObjects(prefix, bypassGovernance);
             }
 
             @Override
-            public boolean deleteObject(String objectName) {
-                return u.deleteObject(objectName);
+            public io.gpdedup.store.recipe.RecipeCatalog.Deleted deleteObject(String objectName, boolean bypassGovernance) {
+                return u.deleteObject(objectName, bypassGovernance);
             }
 
             @Override

@@ -1,0 +1,23 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.store.engine.CommitPolicy;
+import java.util.Map;
+
+/**
+ * What a unit's config says beside its users: each user's role, and what each commit must obey
+ * (the retention lock it records, whether it may replace a committed object).
+ */
+record UnitPolicy(Map<String, Role> roles, CommitPolicy commits) {
+    /** No roles, no lock, committed objects never replaced: a unit that says nothing more than its users. */
+    static final UnitPolicy DEFAULT = new UnitPolicy(Map.of(), new CommitPolicy(RetentionLock.Mode.NONE, 0, false));
+
+    UnitPolicy {
+        roles = Map.copyOf(roles);
+        java.util.Objects.requireNonNull(commits, "commits");
+    }
+
+    Role roleOf(String user) {
+        return roles.getOrDefault(user, Role.UNASSIGNED);
+    }
+}
