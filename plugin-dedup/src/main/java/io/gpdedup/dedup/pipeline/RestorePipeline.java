@@ -7,7 +7,6 @@ import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.codec.CorruptChunkException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -218,21 +217,11 @@ public final class RestorePipeline {
         byte[][] raw = new byte[pieces.size()][];
         for (int i = 0; i < raw.length; i++) {
             ChunkRef ref = pieces.get(i).chunk();
-            StoredChunk s = stored.get(i);
-            if (s.rawLength() != ref.length()) {
-                throw new PluginException("chunk " + ref.fingerprint() + " has " + s.rawLength() + " bytes in the store, the recipe says " + ref.length());
-            }
-            byte[] bytes;
             try {
-                bytes = ChunkCodec.decode(s.codec(), s.rawLength(), s.payload());
+                raw[i] = stored.get(i).rawBytes(ref, md);
             } catch (CorruptChunkException e) {
                 throw new PluginException("chunk " + ref.fingerprint() + " is damaged in the store (" + e.getMessage() + "): restore stopped");
             }
-            md.update(bytes);
-            if (!MessageDigest.isEqual(md.digest(), ref.fingerprint().toBytes())) {
-                throw new PluginException("chunk " + ref.fingerprint() + " is damaged in the store (its SHA-256 does not match): restore stopped");
-            }
-            raw[i] = bytes;
         }
         return raw;
     }

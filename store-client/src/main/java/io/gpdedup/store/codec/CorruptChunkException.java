@@ -4,7 +4,7 @@ package io.gpdedup.store.codec;
 public final class CorruptChunkException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    CorruptChunkException(String message) {
+    public CorruptChunkException(String message) {
         super(message);
     }
 }

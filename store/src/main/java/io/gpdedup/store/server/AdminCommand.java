@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gpdedup.plugin.api.BackupTimestamp;
+import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.client.ClientSettings;
@@ -193,10 +195,38 @@ abstract class AdminCommand implements Callable<Integer> {
     }
 
     @Command(name = "verify", mixinStandardHelpOptions = true,
-            description = "Re-reads and re-hashes every chunk of the unit and checks every recipe; exit 3 if anything is damaged.")
+            description = {"Re-reads and re-hashes every chunk of the unit and checks every recipe; exit 3 if anything is damaged.",
+                "With --backup, checks one backup as a restore reads it, restoring nothing: each recipe, every chunk it references "
+                + "(decoded and checked against its SHA-256 and length), the chunk list and stream SHA-256; says whether it is "
+                + "restorable (exit 0), not (exit 3), or not there (exit 1)."})
     static final class Verify extends AdminCommand {
+        @Option(names = "--backup", paramLabel = "TIMESTAMP", description = "check only this backup (gpbackup's 14-digit timestamp)")
+        String backup;
+
+        @Option(names = "--directory", paramLabel = "D", description = "with --backup: only the backup of this cluster directory "
+                + "(the plugin's 'directory' option; default: that timestamp's backup of every directory)")
+        String directory;
+
+        @Override
+        void checkOptions() {
+            if (backup == null) {
+                if (directory != null) {
+                    throw new IllegalArgumentException("verify: --directory goes with --backup TIMESTAMP");
+                }
+                return;
+            }
+            try {
+                BackupTimestamp.parse(backup);
+            } catch (PluginException e) {
+                throw new IllegalArgumentException("verify: " + e.getMessage());
+            }
+        }
+
         @Override
         int run(StoreClient client, PrintStream out) {
+            if (backup != null) {
+                return verifyBackup(client, out);
+            }
             VerifyReport r;
             try (AdminProgress p = AdminProgress.onTerminal("verify")) {
                 r = client.verify();
@@ -220,6 +250,27 @@ abstract class AdminCommand implements Callable<Integer> {
                 out.println(r.ok() ? "verify: OK" : "verify: FAILED");
             }
             return r.ok() ? 0 : 3;
+        }
+
+        private int verifyBackup(StoreClient client, PrintStream out) {
+            BackupVerifier verifier = new BackupVerifier(client);
+            List<BackupSet> backups = verifier.backups(BackupTimestamp.parse(backup), directory);
+            if (backups.isEmpty()) {
+                System.err.println("gpdedup-store: no backup " + backup + " in unit " + unit
+                        + (directory == null ? " (in any directory)" : " under directory " + directory));
+                return 1;
+            }
+            long total = backups.stream().mapToLong(BackupSet::logicalBytes).sum();
+            BackupVerification v;
+            try (AdminProgress p = AdminProgress.onTerminal("verify", () -> bytes(verifier.bytesDone()) + " of " + bytes(total) + " checked")) {
+                v = new BackupVerification(unit, backup, verifier.check(backups));
+            }
+            if (json) {
+                printJson(out, v.toJson());
+            } else {
+                v.print(out);
+            }
+            return v.restorable() ? 0 : 3;
         }
     }
 

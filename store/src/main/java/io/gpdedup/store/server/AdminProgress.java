@@ -5,11 +5,13 @@ import java.io.PrintStream;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A line on stderr that says a long admin request is still running and for how long, rewritten
- * each second; only when stderr is a terminal, so logs and pipes get nothing. The server does the
- * work in one request, so the line shows time, not a share done.
+ * each second; only when stderr is a terminal, so logs and pipes get nothing. When the server does
+ * the work in one request the line shows time, not a share done; a command that does the work
+ * itself says how far it is.
  */
 final class AdminProgress implements AutoCloseable {
     private final ScheduledExecutorService ticker;
@@ -21,6 +23,11 @@ final class AdminProgress implements AutoCloseable {
     }
 
     static AdminProgress onTerminal(String what) {
+        return onTerminal(what, () -> "running");
+    }
+
+    /** As {@link #onTerminal(String)}, the line saying {@code status} (how far the command is) instead of "running". */
+    static AdminProgress onTerminal(String what, Supplier<String> status) {
         if (!Terminal.stderrIsTerminal()) {
             return new AdminProgress(null, null);
         }
@@ -31,7 +38,7 @@ final class AdminProgress implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        ticker.scheduleAtFixedRate(() -> err.print("\r" + what + ": running, " + (System.nanoTime() - start) / 1_000_000_000L + " s "),
+        ticker.scheduleAtFixedRate(() -> err.print("\r" + what + ": " + status.get() + ", " + (System.nanoTime() - start) / 1_000_000_000L + " s "),
                 1, 1, TimeUnit.SECONDS);
         return new AdminProgress(ticker, err);
     }
