@@ -6,6 +6,7 @@ import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.engine.BackupLease;
+import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.StorageUnit;
@@ -108,7 +109,7 @@ final class CopyUnitCommand implements Callable<Integer> {
                         bytes += c.payload().length;
                     }
                 }
-                lease.commit(o.name(), recipe).join();
+                lease.commit(o.name(), recipe, CommitPolicy.keeping(o.lock())).join();
             }
             objects++;
         }

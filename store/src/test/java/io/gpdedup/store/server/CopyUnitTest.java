@@ -8,10 +8,12 @@ import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.engine.BackupLease;
+import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.testsupport.ConsoleCapture;
@@ -48,6 +50,8 @@ class CopyUnitTest {
         System.clearProperty("aws.secretAccessKey");
     }
 
+    private static final RetentionLock LOCK = new RetentionLock(RetentionLock.Mode.COMPLIANCE, 4_000_000_000_000L);
+
     private static Recipe backup(StorageUnit unit, String name, byte[] data) {
         List<ChunkRef> refs = new ArrayList<>();
         try (BackupLease lease = unit.beginBackup()) {
@@ -60,7 +64,8 @@ class CopyUnitTest {
                 refs.add(new ChunkRef(fp, raw.length));
             }
             Recipe r = new Recipe(refs, data.length, Fingerprint.newDigest().digest(data));
-            lease.commit(name, r).join();
+            // One object locked: its copy must keep the lock, not take the target unit's (none here).
+            lease.commit(name, r, name.endsWith("2") ? CommitPolicy.keeping(LOCK) : CommitPolicy.UNRESTRICTED).join();
             return r;
         }
     }
@@ -114,6 +119,7 @@ class CopyUnitTest {
                 assertArrayEquals(objects.get(i), restore(unit, "db/backups/" + i));
             }
             assertEquals(sourceChunks, unit.stats().chunks(), "shared chunks were copied once");
+            assertEquals(List.of(RetentionLock.NONE, RetentionLock.NONE, LOCK, RetentionLock.NONE), unit.list("").stream().map(ObjectInfo::lock).toList());
             assertTrue(unit.verify().ok());
         }
     }
