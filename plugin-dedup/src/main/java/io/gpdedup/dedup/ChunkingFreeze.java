@@ -8,9 +8,11 @@ import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.client.BackupSession;
 import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.client.StoreServerException;
 import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ChunkUpload;
+import io.gpdedup.store.protocol.ErrorCode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -33,9 +35,10 @@ final class ChunkingFreeze {
             return;
         }
         Optional<ChunkerParams> frozen = read(client);
-        if (frozen.isEmpty()) {
-            write(client, params);
-        } else if (!frozen.get().equals(params)) {
+        if (frozen.isEmpty() && !write(client, params)) {
+            frozen = readWrittenByAnother(client);
+        }
+        if (frozen.isPresent() && !frozen.get().equals(params)) {
             ChunkerParams f = frozen.get();
             throw new PluginException("storage unit '" + client.settings().unit() + "' was written with chunk sizes "
                     + f.minSize() + "/" + f.avgSize() + "/" + f.maxSize() + " (min/avg/max); the config asks for "
@@ -68,7 +71,31 @@ final class ChunkingFreeze {
         }
     }
 
-    private static void write(StoreClient client, ChunkerParams p) {
+    /**
+     * The sizes another process recorded while this one tried to: its commit may still be in
+     * flight, so a few reads a little apart.
+     */
+    private static Optional<ChunkerParams> readWrittenByAnother(StoreClient client) {
+        long pause = 50;
+        for (int attempt = 0; attempt < 8; attempt++) {
+            Optional<ChunkerParams> frozen = read(client);
+            if (frozen.isPresent()) {
+                return frozen;
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PluginException("interrupted while reading the unit's chunk sizes");
+            }
+            pause *= 2;
+        }
+        throw new PluginException("storage unit '" + client.settings().unit() + "' refused to record its chunk sizes as another "
+                + "backup was recording them, and shows none since");
+    }
+
+    /** Records the sizes; false when the unit already holds them or another backup is recording them. */
+    private static boolean write(StoreClient client, ChunkerParams p) {
         byte[] text = (p.minSize() + " " + p.avgSize() + " " + p.maxSize() + "\n").getBytes(StandardCharsets.US_ASCII);
         Fingerprint fp = Fingerprint.compute(text, 0, text.length);
         try (BackupSession s = client.beginBackup()) {
@@ -77,10 +104,15 @@ final class ChunkingFreeze {
                 s.put(List.of(new ChunkUpload(fp, Codec.NONE, text.length, text))).get();
             }
             s.commit(OBJECT, new Recipe(List.of(new ChunkRef(fp, text.length)), text.length, Fingerprint.newDigest().digest(text))).get();
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PluginException("interrupted while recording the unit's chunk sizes");
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof StoreServerException refused
+                    && (refused.code() == ErrorCode.EXISTS || refused.code() == ErrorCode.LOCKED)) {
+                return false;
+            }
             throw new PluginException("cannot record the chunk sizes in storage unit '" + client.settings().unit() + "': " + e.getCause().getMessage());
         }
     }

@@ -218,6 +218,35 @@ class DedupPluginTest {
     }
 
     @Test
+    void firstBackupsStartingTogetherAllRecordTheSameChunkSizes() throws Exception {
+        // Every segment's first backup into a fresh unit records the sizes at once; the unit keeps one and refuses the rest.
+        Path cfg = config("");
+        int n = 8;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(n);
+        try {
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            java.util.List<java.util.concurrent.Future<Result>> runs = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String k = key("20261123045500", "gpbackup_" + i + "_20261123045500_7");
+                runs.add(pool.submit(() -> {
+                    go.await();
+                    ByteArrayOutputStream err = new ByteArrayOutputStream();
+                    int status = new CommandDispatcher(new DedupPlugin()).run(new String[] {"backup_data", cfg.toString(), k},
+                            new ByteArrayInputStream(copyText(9, 10_000)), new ByteArrayOutputStream(), new PrintStream(err, true, StandardCharsets.UTF_8));
+                    return new Result(status, new byte[0], err.toString(StandardCharsets.UTF_8));
+                }));
+            }
+            go.countDown();
+            for (var f : runs) {
+                Result r = f.get();
+                assertEquals(0, r.status(), r.err());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void encryptedPasswordsFollowTheEncryptKeyConvention() throws IOException {
         String secret = "c2VjcmV0LWtleS1vZi10aGlzLWNsdXN0ZXI=";
         String encrypted = PasswordCipher.encrypt(LoopbackStore.PASSWORD, secret);

@@ -124,6 +124,28 @@ class DataProtectionTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void aBadUnitSettingStopsTheStartWithOneLineAndWritesNothing() throws Exception {
+        Map<String, String> bad = Map.of(
+                "    retention-lock: {mode: governance, days: 0}\n", "units.prod.retention-lock.days: 0 is not a positive number of days",
+                "    retention-lock: {mode: legal-hold, days: 3}\n", "units.prod.retention-lock.mode: not a retention lock mode",
+                "    roles: {backup: superuser}\n", "units.prod.roles.backup: not a role (admin, backup or restore)",
+                "    overwrite: sometimes\n", "units.prod.overwrite: not allow or refuse");
+        for (var e : bad.entrySet()) {
+            Path config = Files.writeString(dir.resolve("store.yaml"), "data-dir: data\nunits:\n  prod:\n    users:\n      backup: "
+                    + hash(BACKUP) + "\n" + e.getKey());
+            Path err = dir.resolve("serve.err");
+            Process p = new ProcessBuilder(Dist.executable("gpdedup-store").toString(), "serve", "--config", config.toString(), "--port", "0")
+                    .redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            String message = Files.readString(err);
+            assertEquals(2, p.exitValue(), message);
+            assertEquals(1, message.strip().lines().count(), message);
+            assertTrue(message.contains(e.getValue()), message);
+            assertFalse(Files.exists(dir.resolve("data")), "a refused config created the data directory");
+        }
+    }
+
     private static void assertOneLine(CallResult r, String expected) {
         String err = r.stderr().strip();
         List<String> errors = new ArrayList<>();

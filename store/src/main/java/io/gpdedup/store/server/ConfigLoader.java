@@ -200,9 +200,11 @@ public final class ConfigLoader {
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(where + ".retention-lock.mode: not a retention lock mode (governance or compliance)");
             }
-            if (u.retentionLock.days == null || u.retentionLock.days <= 0) {
-                throw new ConfigException(where + ".retention-lock.days: "
-                        + (u.retentionLock.days == null ? "missing" : u.retentionLock.days + " is not") + " a positive number of days");
+            if (u.retentionLock.days == null) {
+                throw new ConfigException(where + ".retention-lock.days is missing: give a positive number of days");
+            }
+            if (u.retentionLock.days <= 0) {
+                throw new ConfigException(where + ".retention-lock.days: " + u.retentionLock.days + " is not a positive number of days");
             }
             days = u.retentionLock.days;
         }
