@@ -48,8 +48,8 @@ final class PasswordExposure {
             return;
         }
         log.warning("plugin config " + file + " holds option '" + String.join("' and '", plain) + "' in plain text and other users can read it ("
-                + PosixFilePermissions.toString(mode) + "); encrypt it with encrypt_password and set " + encryptionOf(plain.get(0))
-                + ": \"on\" (docs/security.md)");
+                + PosixFilePermissions.toString(mode) + "); encrypt it with encrypt_password and set "
+                + String.join(" and ", plain.stream().map(o -> encryptionOf(o) + ": \"on\"").toList()) + " (docs/security.md)");
     }
 
     /**

@@ -123,6 +123,18 @@ class PasswordWarningsTest {
                 "gpbackup_dedup_plugin", CLUSTER_KEY)));
         assertEquals(List.of(), logLines("encrypted", FILE_WARNING));
         assertEquals(List.of(), logLines("encrypted", "[WARNING]"));
+
+        // The replication remote's password counts too, whether or not replication is on.
+        Map<String, String> remote = new LinkedHashMap<>(Map.of("hostname", "127.0.0.1", "password", encrypted, "password_encryption", "\"on\"",
+                "gpbackup_dedup_plugin", CLUSTER_KEY));
+        remote.putAll(Map.of("remote_hostname", "127.0.0.1", "remote_username", "dr", "remote_password", "remote-" + PASSWORD,
+                "remote_storage_unit", "dr"));
+        Path remoteConfig = config("remote", "rw-r--r--", remote);
+        backUpAndRestore(remoteConfig);
+        List<String> remoteWarnings = logLines("remote", FILE_WARNING);
+        assertEquals(2, remoteWarnings.size(), remoteWarnings.toString());
+        assertTrue(remoteWarnings.get(0).contains("holds option 'remote_password' in plain text")
+                && remoteWarnings.get(0).contains("set remote_password_encryption: \"on\" ("), remoteWarnings.get(0));
         assertNoPasswordInLogs();
     }
 
