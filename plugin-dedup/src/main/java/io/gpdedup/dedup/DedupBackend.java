@@ -60,6 +60,7 @@ final class DedupBackend implements StorageBackend {
     /** The call's connection; {@code patient}: a data call, which waits out a store restart from its start. */
     private StoreClient client(boolean patient) {
         if (client == null) {
+            PasswordExposure.checkConnection(options.store(), log);
             client = connections.borrow(options.store(), patient);
             reconnectsBefore = client.reconnects();
         }

@@ -54,6 +54,7 @@ public final class DedupPlugin implements PluginDefinition {
     @Override
     public StorageBackend open(PluginOptions options, PluginLog log) {
         DedupOptions o = DedupOptions.from(options, NAME);
+        PasswordExposure.checkConfigFile(options, log);
         return new DedupBackend(o, connections, freeze, PipelineSettings.defaults(o.chunking(), o.codec(), budget, workers()), log);
     }
 

@@ -26,7 +26,9 @@ final class ReplicationCommands {
         this.connections = connections;
     }
 
-    private <T> T withReplicator(DedupOptions options, DedupOptions.Remote remote, Function<Replicator, T> work) {
+    private <T> T withReplicator(DedupOptions options, DedupOptions.Remote remote, PluginLog log, Function<Replicator, T> work) {
+        PasswordExposure.checkConnection(options.store(), log);
+        PasswordExposure.checkConnection(remote.store(), log);
         StoreClient source = connections.borrow(options.store(), false);
         try {
             StoreClient target = connections.borrow(remote.store(), false);
@@ -42,7 +44,7 @@ final class ReplicationCommands {
 
     ExtraCommand replicateCommand() {
         return onTimestamp("TIMESTAMP   (copy backup TIMESTAMP to the remote store; only chunks it lacks travel)", (options, remote, ts, log, out) -> {
-            BackupCopier.Result r = withReplicator(options, remote, replicator -> replicator.replicate(ts));
+            BackupCopier.Result r = withReplicator(options, remote, log, replicator -> replicator.replicate(ts));
             log.info("replicate_backup " + ts + ": " + r.objects() + " objects, " + r.chunksSent() + " of " + r.chunks()
                     + " chunks sent (" + r.bytesSent() + " bytes)");
         });
@@ -50,7 +52,7 @@ final class ReplicationCommands {
 
     ExtraCommand deleteCommand() {
         return onTimestamp("TIMESTAMP   (remove the remote copy of backup TIMESTAMP)", (options, remote, ts, log, out) -> {
-            boolean deleted = withReplicator(options, remote, r -> r.deleteReplica(ts));
+            boolean deleted = withReplicator(options, remote, log, r -> r.deleteReplica(ts));
             if (!deleted) {
                 // The appliance plugin's wording, which gpbackup's plugin_test.sh looks for.
                 out.println("replica of backup " + ts + " already deleted");
@@ -79,8 +81,10 @@ final class ReplicationCommands {
 
             @Override
             public void run(PluginOptions options, PluginLog log, List<String> args, Path workingDirectory, InputStream in, PrintStream out) {
-                action.run(DedupOptions.from(options, DedupPlugin.NAME), DedupOptions.remote(options, DedupPlugin.NAME),
-                        BackupTimestamp.parse(args.get(0)), log, out);
+                DedupOptions dedup = DedupOptions.from(options, DedupPlugin.NAME);
+                DedupOptions.Remote remote = DedupOptions.remote(options, DedupPlugin.NAME);
+                PasswordExposure.checkConfigFile(options, log);
+                action.run(dedup, remote, BackupTimestamp.parse(args.get(0)), log, out);
             }
         };
     }

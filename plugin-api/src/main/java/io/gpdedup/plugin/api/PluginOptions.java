@@ -1,5 +1,6 @@
 package io.gpdedup.plugin.api;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,10 +21,12 @@ public final class PluginOptions {
     private static final OptionSpec LOG_DIRECTORY_SPEC = OptionSpec.optional(LOG_DIRECTORY, OptionSpec.Type.ABSOLUTE_PATH, null,
             "directory for the plugin log (default ~/gpAdminLogs)");
 
+    private final Path file;
     private final Map<String, String> values;
     private final Map<String, OptionSpec> specs;
 
-    private PluginOptions(Map<String, String> values, Map<String, OptionSpec> specs) {
+    private PluginOptions(Path file, Map<String, String> values, Map<String, OptionSpec> specs) {
+        this.file = file;
         this.values = values;
         this.specs = specs;
     }
@@ -59,7 +62,12 @@ public final class PluginOptions {
                 throw new PluginException(config.file() + ": missing required option '" + spec.name() + "' (" + spec.help() + ")");
             }
         }
-        return new PluginOptions(values, specs);
+        return new PluginOptions(config.file(), values, specs);
+    }
+
+    /** The config file these options were read from, as the call named it. */
+    public Path file() {
+        return file;
     }
 
     /** The value as written, or the declared default; empty when neither exists. */

@@ -83,7 +83,7 @@ public final class Container implements Closeable {
     /** Creates a new container holding only its header and the header's copy (not yet fsynced; nor is the directory). */
     public static Container create(Path dir, int id) throws IOException {
         Path p = dir.resolve(fileName(id));
-        FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel ch = OwnerOnly.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES);
             h.put(MAGIC).putInt(VERSION).putInt(id);

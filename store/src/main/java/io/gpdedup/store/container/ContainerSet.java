@@ -57,7 +57,7 @@ public final class ContainerSet implements Closeable {
      * reserve free.
      */
     public static ContainerSet open(Path dir, long containerSize, long capacity, DiskSpace space) throws IOException {
-        Files.createDirectories(dir);
+        OwnerOnly.createDirectories(dir);
         ContainerSet set = new ContainerSet(dir, containerSize, capacity, space);
         boolean changed = false;
         int maxId = 0;

@@ -20,7 +20,7 @@ public final class FileSync {
 
     /** Writes {@code bytes} to a new file {@code temp} and fsyncs it; the caller renames it into place. */
     public static void writeAndSync(Path temp, byte[] bytes) throws IOException {
-        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        try (FileChannel ch = OwnerOnly.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
             ByteBuffer buf = ByteBuffer.wrap(bytes);
             while (buf.hasRemaining()) {

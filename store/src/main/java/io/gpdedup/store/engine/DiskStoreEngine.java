@@ -1,10 +1,10 @@
 package io.gpdedup.store.engine;
 
+import io.gpdedup.store.container.OwnerOnly;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Collections;
@@ -58,8 +58,9 @@ public final class DiskStoreEngine implements StoreEngine {
         FileChannel ch = null;
         UnitBackend backend = null;
         try {
-            Files.createDirectories(dir);
-            ch = FileChannel.open(dir.resolve("store.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            OwnerOnly.createDirectories(dir);
+            OwnerOnly.tighten(dir, "data directory");
+            ch = OwnerOnly.open(dir.resolve("store.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock;
             try {
                 lock = ch.tryLock();

@@ -1,6 +1,7 @@
 package io.gpdedup.store.engine;
 
 import io.gpdedup.store.container.DiskSpace;
+import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.recipe.RecipeDirectory;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -22,7 +23,7 @@ final class LocalBackend implements UnitBackend {
     }
 
     static LocalBackend open(Path dataDir, EngineSettings settings) throws IOException {
-        Path units = Files.createDirectories(dataDir.resolve("units"));
+        Path units = OwnerOnly.createDirectories(dataDir.resolve("units"));
         return new LocalBackend(units, settings, DiskSpace.of(dataDir, settings.diskReserveBytes()));
     }
 

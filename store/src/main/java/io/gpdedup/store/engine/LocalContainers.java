@@ -7,6 +7,7 @@ import io.gpdedup.store.container.ContainerScanner;
 import io.gpdedup.store.container.ContainerSet;
 import io.gpdedup.store.container.DiskSpace;
 import io.gpdedup.store.container.FileSync;
+import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.RecordBuffer;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.index.IndexSnapshot;
@@ -40,7 +41,7 @@ final class LocalContainers implements ContainerStore {
 
     /** Opens (creating) the unit directory's containers; temp files and torn creations go. */
     static LocalContainers open(String unit, Path unitDir, EngineSettings settings, DiskSpace space) throws IOException {
-        Files.createDirectories(unitDir);
+        OwnerOnly.createDirectories(unitDir);
         Files.deleteIfExists(snapshotTemp(unitDir));
         ContainerSet set = ContainerSet.open(unitDir.resolve("containers"), settings.containerSizeBytes(), settings.capacityBytes(), space);
         for (Container c : set.all()) {

@@ -2,6 +2,7 @@ package io.gpdedup.store.index;
 
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.container.FileSync;
+import io.gpdedup.store.container.OwnerOnly;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -46,7 +47,7 @@ public final class IndexSnapshot {
     public static void write(Path file, ChunkIndex index, Map<Integer, Long> covered) throws IOException {
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
         CRC32C crc = new CRC32C();
-        try (OutputStream fos = Files.newOutputStream(temp);
+        try (OutputStream fos = OwnerOnly.newOutputStream(temp);
              CheckedOutputStream cos = new CheckedOutputStream(new BufferedOutputStream(fos, 1 << 16), crc);
              DataOutputStream out = new DataOutputStream(cos)) {
             out.writeLong(MAGIC);

@@ -1,6 +1,7 @@
 package io.gpdedup.store.recipe;
 
 import io.gpdedup.store.container.FileSync;
+import io.gpdedup.store.container.OwnerOnly;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -26,7 +27,7 @@ public final class RecipeDirectory implements RecipeStore {
 
     /** Opens (creating) the directory and deletes leftover temp files. */
     public static RecipeDirectory open(Path dir) throws IOException {
-        Files.createDirectories(dir);
+        OwnerOnly.createDirectories(dir);
         boolean removed = false;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.tmp")) {
             for (Path p : ds) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import io.gpdedup.store.container.FileSync;
+import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.protocol.ReplicaTarget;
 import io.gpdedup.store.protocol.ReplicationJobStatus.State;
 import java.io.ByteArrayOutputStream;
@@ -21,7 +22,6 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -152,8 +152,7 @@ final class JobFile {
         Path tmp = file.resolveSibling(NAME + ".tmp");
         Files.deleteIfExists(tmp);
         // Created with its final mode: the passwords are never readable by others, not even for a moment.
-        try (FileChannel ch = FileChannel.open(tmp, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                PosixFilePermissions.asFileAttribute(OWNER_ONLY))) {
+        try (FileChannel ch = OwnerOnly.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer buf = ByteBuffer.wrap(bytes);
             while (buf.hasRemaining()) {
                 ch.write(buf);

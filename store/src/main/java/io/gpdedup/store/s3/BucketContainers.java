@@ -6,6 +6,7 @@ import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.ContainerScanner;
 import io.gpdedup.store.container.DiskSpace;
+import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.RecordBuffer;
 import io.gpdedup.store.engine.ContainerStore;
 import io.gpdedup.store.engine.EngineSettings;
@@ -179,7 +180,7 @@ final class BucketContainers implements ContainerStore {
         }
         Path temp = spoolDir.resolve("index.snap.download");
         try {
-            Files.write(temp, bytes.get());
+            OwnerOnly.write(temp, bytes.get());
             IndexSnapshot.Loaded snap = IndexSnapshot.read(temp);
             if (snap == null) {
                 LOG.warning(() -> "unit " + unit + ": the index checkpoint is damaged; reading every index object instead");
@@ -241,7 +242,7 @@ final class BucketContainers implements ContainerStore {
         LOG.warning(() -> "unit " + unit + ": the index object of container " + id + " is damaged; reading the container instead");
         Path temp = spoolDir.resolve(Container.fileName(id));
         try {
-            Files.write(temp, bucket.getRange(keys.container(id), 0, Math.toIntExact(size)));
+            OwnerOnly.write(temp, bucket.getRange(keys.container(id), 0, Math.toIntExact(size)));
             try (Container c = Container.open(temp, id)) {
                 List<ContainerIndexFile.Entry> entries = new ArrayList<>();
                 ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(),

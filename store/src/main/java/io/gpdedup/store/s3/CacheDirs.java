@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.store.container.OwnerOnly;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +14,7 @@ final class CacheDirs {
 
     /** Creates {@code dir} if needed and deletes everything in it. */
     static void empty(Path dir) throws IOException {
-        Files.createDirectories(dir);
+        OwnerOnly.createDirectories(dir);
         try (Stream<Path> walk = Files.walk(dir)) {
             for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                 if (!p.equals(dir)) {

@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.store.container.OwnerOnly;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -537,7 +538,7 @@ final class ReadCache implements AutoCloseable {
         Path temp = dir.resolve(key.fileName() + "." + tempSeq.incrementAndGet() + ".tmp");
         try {
             // One write, not Files.write's 8 KiB pieces.
-            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = OwnerOnly.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 ByteBuffer buf = ByteBuffer.wrap(s.bytes, 0, s.length);
                 while (buf.hasRemaining()) {
                     ch.write(buf);

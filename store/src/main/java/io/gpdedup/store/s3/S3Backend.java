@@ -1,11 +1,11 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.DiskSpace;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.UnitBackend;
 import io.gpdedup.store.engine.StoreException;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
@@ -79,7 +79,8 @@ public final class S3Backend implements UnitBackend {
             } catch (BucketException e) {
                 throw new BucketUnavailableException("storage: " + e.getMessage(), e);
             }
-            Files.createDirectories(s3.cacheDir());
+            OwnerOnly.createDirectories(s3.cacheDir());
+            OwnerOnly.tighten(s3.cacheDir(), "cache directory");
             ReadCache cache = ReadCache.open(s3.cacheDir().resolve("read"), s3.cacheBytes());
             DiskSpace space = DiskSpace.of(s3.cacheDir(), settings.diskReserveBytes());
             LOG.info(() -> "storage: " + s3.describe() + ", cache " + s3.cacheDir() + " (" + (s3.cacheBytes() >> 20) + " MiB), leases "

@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.store.container.OwnerOnly;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -24,7 +25,7 @@ record StoreIdentity(String id, String host, long pid) {
         } else {
             id = UUID.randomUUID().toString();
             Path tmp = dataDir.resolve("store.id.tmp");
-            Files.writeString(tmp, id + "\n", StandardCharsets.US_ASCII);
+            OwnerOnly.writeString(tmp, id + "\n");
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         }
         return new StoreIdentity(id, hostName(), ProcessHandle.current().pid());

@@ -240,6 +240,7 @@ public final class ConfigLoader {
             if (Boolean.TRUE.equals(f.tlsRequired)) {
                 throw new ConfigException("config " + source + ": tls-required is true but tls-cert and tls-key are not set");
             }
+            PlainTextListen.check(or(f.listenAddress, StoreConfig.DEFAULT_LISTEN_ADDRESS), f.tlsRequired, source);
             return null;
         }
         if (f.tlsCert == null || f.tlsKey == null) {

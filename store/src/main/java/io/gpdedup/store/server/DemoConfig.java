@@ -1,10 +1,10 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.container.OwnerOnly;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -27,7 +27,8 @@ final class DemoConfig {
         String text = "# gpdedup-store configuration, written on first start as a DEMO default (see docs/store.md).\n"
                 + "# User gpdedup / password gpdedup is public knowledge: the server refuses to listen\n"
                 + "# beyond loopback while a user has it. Replace the hash with one from\n"
-                + "# `gpdedup-store hash-password` before changing listen-address.\n"
+                + "# `gpdedup-store hash-password` before changing listen-address. Beyond loopback it\n"
+                + "# also needs tls-cert and tls-key, or tls-required: false for plain text.\n"
                 + "listen-address: " + StoreConfig.DEFAULT_LISTEN_ADDRESS + "\n"
                 + "port: " + StoreConfig.DEFAULT_PORT + "\n"
                 + "data-dir: store   # relative to this file's directory\n"
@@ -37,9 +38,12 @@ final class DemoConfig {
                 + "    users:\n"
                 + "      " + USER + ": " + hash + "\n";
         try {
-            Files.createDirectories(file.toAbsolutePath().getParent());
+            OwnerOnly.createDirectories(file.toAbsolutePath().getParent());
             // CREATE_NEW: two servers starting at once must not overwrite each other's file.
-            Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            try (java.io.OutputStream out = java.nio.channels.Channels.newOutputStream(
+                    OwnerOnly.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))) {
+                out.write(text.getBytes(StandardCharsets.UTF_8));
+            }
             return true;
         } catch (FileAlreadyExistsException e) {
             return false;

@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.container.OwnerOnly;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +32,7 @@ final class RotatingLogFile extends Handler {
     }
 
     private void open() throws IOException {
-        out = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+        out = java.nio.channels.Channels.newOutputStream(OwnerOnly.open(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE));
         size = Files.size(file);
     }
 

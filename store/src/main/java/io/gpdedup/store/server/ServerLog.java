@@ -1,9 +1,9 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.container.OwnerOnly;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -38,7 +38,7 @@ final class ServerLog {
         }
         Handler handler;
         if (settings.file() != null) {
-            Files.createDirectories(settings.file().toAbsolutePath().getParent());
+            OwnerOnly.createDirectories(settings.file().toAbsolutePath().getParent());
             try {
                 handler = new RotatingLogFile(settings.file(), settings.maxBytes(), settings.files());
             } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.StoreEngine;
@@ -128,7 +129,7 @@ public final class StoreService implements AutoCloseable {
     /** The port, written whole: a reader sees no file or the whole number, never part of it. */
     static void writePortFile(Path file, int port) throws IOException {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(tmp, port + "\n");
+        OwnerOnly.writeString(tmp, port + "\n");
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 

@@ -1,5 +1,6 @@
 package io.gpdedup.store.tls;
 
+import io.gpdedup.store.container.OwnerOnly;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +32,7 @@ public record SelfSignedCertificate(Path certFile, Path keyFile) {
      * {@code dns:store.example}).
      */
     public static SelfSignedCertificate generate(Path dir, String... extraSan) throws IOException {
-        Files.createDirectories(dir);
+        OwnerOnly.createDirectories(dir);
         Path keystore = dir.resolve("keystore.p12");
         Files.deleteIfExists(keystore);
         StringBuilder san = new StringBuilder("san=dns:localhost,ip:127.0.0.1");
@@ -64,8 +65,8 @@ public record SelfSignedCertificate(Path certFile, Path keyFile) {
             Certificate cert = ks.getCertificate("store");
             Path certFile = dir.resolve("cert.pem");
             Path keyFile = dir.resolve("key.pem");
-            Files.writeString(certFile, pem("CERTIFICATE", cert.getEncoded()));
-            Files.writeString(keyFile, pem("PRIVATE KEY", key.getEncoded()));
+            OwnerOnly.writeString(certFile, pem("CERTIFICATE", cert.getEncoded()));
+            OwnerOnly.writeString(keyFile, pem("PRIVATE KEY", key.getEncoded()));
             return new SelfSignedCertificate(certFile, keyFile);
         } catch (GeneralSecurityException e) {
             throw new IOException("cannot read the keystore keytool made: " + e.getMessage(), e);

@@ -13,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The config keys of TLS and capacity: defaults, relative paths, and the combinations refused. */
 class TlsConfigTest {
@@ -52,5 +54,21 @@ class TlsConfigTest {
         assertTrue(e.getMessage().contains("tls-required"), e.getMessage());
         e = assertThrows(ConfigLoader.ConfigException.class, () -> load("unit-capacity-bytes: -1\n"));
         assertTrue(e.getMessage().contains("unit-capacity-bytes"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0.0.0.0", "'::'", "10.1.2.3", "'2001:db8::1'"})
+    void beyondLoopbackWithoutTlsIsRefusedUnlessPlainTextIsAccepted(String address) throws IOException {
+        ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class, () -> load("listen-address: " + address + "\n"));
+        assertTrue(e.getMessage().contains("is beyond loopback and TLS is off") && e.getMessage().contains("tls-cert and tls-key")
+                && e.getMessage().contains("tls-required: false"), e.getMessage());
+        assertNull(load("listen-address: " + address + "\ntls-required: false\n").tls());
+        assertTrue(load("listen-address: " + address + "\ntls-cert: c.pem\ntls-key: k.pem\n").tls().required());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"127.0.0.1", "127.0.0.2", "'::1'", "localhost"})
+    void loopbackWithoutTlsNeedsNoOptOut(String address) throws IOException {
+        assertNull(load("listen-address: " + address + "\n").tls());
     }
 }

@@ -24,6 +24,7 @@ class ConfigLoaderTest {
     void everyKeyIsRead() {
         StoreConfig c = ConfigLoader.parse("""
                 listen-address: 0.0.0.0
+                tls-required: false
                 port: 9000
                 data-dir: /srv/store
                 metrics-port: 9001
