@@ -102,4 +102,34 @@ class TlsExecutablesTest {
             assertEquals(data.length, objects.get(0).length());
         }
     }
+
+    @Test
+    void theAdminCommandsSpeakTlsWhenAsked() throws Exception {
+        Path passwordFile = Files.writeString(dir.resolve("admin.pw"), PASSWORD + "\n");
+        List<String> login = List.of("--port", String.valueOf(store.port()), "--unit", "prod", "--user", "backup",
+                "--password-file", passwordFile.toString());
+        String[] ok = admin(login, "--tls", "--tls-ca-file", cert.certFile().toString());
+        assertEquals("0", ok[0], ok[2]);
+        assertTrue(ok[1].contains("objects:"), ok[1]);
+        String[] plain = admin(login);
+        assertEquals("1", plain[0], plain[2]);
+        assertTrue(plain[2].contains("requires TLS"), plain[2]);
+        String[] stray = admin(login, "--tls-ca-file", cert.certFile().toString());
+        assertEquals("2", stray[0], stray[2]);
+        assertEquals("gpdedup-store: --tls-ca-file goes with --tls", stray[2].strip());
+    }
+
+    /** Exit status, stdout and stderr of {@code gpdedup-store stat} with these options. */
+    private String[] admin(List<String> login, String... options) throws Exception {
+        List<String> argv = new java.util.ArrayList<>(List.of(Dist.executable("gpdedup-store").toString(), "stat"));
+        argv.addAll(login);
+        argv.addAll(List.of(options));
+        Path out = Files.createTempFile(dir, "stat", ".out");
+        Path err = Files.createTempFile(dir, "stat", ".err");
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().put("HOME", dir.toString());
+        Process p = pb.start();
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        return new String[] {String.valueOf(p.exitValue()), Files.readString(out), Files.readString(err)};
+    }
 }

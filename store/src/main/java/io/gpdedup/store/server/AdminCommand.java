@@ -9,6 +9,7 @@ import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.ClientTls;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
 import io.gpdedup.store.client.StoreServerException;
@@ -71,6 +72,13 @@ abstract class AdminCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON document, for scripts")
     boolean json;
 
+    @Option(names = "--tls", description = "connect over TLS (a store with tls-cert and tls-key requires it)")
+    boolean tls;
+
+    @Option(names = "--tls-ca-file", paramLabel = "FILE", description = "with --tls: PEM file of the CA or the store's certificate to trust "
+            + "(default: the JDK's trusted CAs)")
+    Path tlsCaFile;
+
     /** Where the address came from, for the message of a failed connection. */
     private String addressSource = "";
 
@@ -86,7 +94,12 @@ abstract class AdminCommand implements Callable<Integer> {
         try {
             StoreConfig cfg = serverConfig();
             settings = ClientSettings.of(host(cfg), port(cfg), unit, user, password());
-        } catch (ConfigLoader.ConfigException | IOException e) {
+            if (tls) {
+                settings = settings.withTls(tlsCaFile == null ? ClientTls.systemTrust() : ClientTls.trusting(tlsCaFile));
+            } else if (tlsCaFile != null) {
+                throw new IllegalArgumentException("--tls-ca-file goes with --tls");
+            }
+        } catch (ConfigLoader.ConfigException | IOException | IllegalArgumentException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 2;
         }
