@@ -189,6 +189,15 @@ abstract class AdminCommand implements Callable<Integer> {
         return env != null ? env : DemoConfig.PASSWORD;
     }
 
+    /** Refuses a backup timestamp gpbackup would not have made, naming the command. */
+    static void checkTimestamp(String command, String timestamp) {
+        try {
+            BackupTimestamp.parse(timestamp);
+        } catch (PluginException e) {
+            throw new IllegalArgumentException(command + ": " + e.getMessage());
+        }
+    }
+
     static void printJson(PrintStream out, JsonNode node) {
         out.println(node.toPrettyString());
     }
@@ -228,11 +237,7 @@ abstract class AdminCommand implements Callable<Integer> {
                 }
                 return;
             }
-            try {
-                BackupTimestamp.parse(backup);
-            } catch (PluginException e) {
-                throw new IllegalArgumentException("verify: " + e.getMessage());
-            }
+            checkTimestamp("verify", backup);
         }
 
         @Override

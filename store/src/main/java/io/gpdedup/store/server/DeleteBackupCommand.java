@@ -1,8 +1,6 @@
 package io.gpdedup.store.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpdedup.plugin.api.BackupTimestamp;
-import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.store.client.StoreClient;
 import java.io.PrintStream;
 import java.util.List;
@@ -30,11 +28,7 @@ final class DeleteBackupCommand extends AdminCommand {
 
     @Override
     void checkOptions() {
-        try {
-            BackupTimestamp.parse(timestamp);
-        } catch (PluginException e) {
-            throw new IllegalArgumentException("delete-backup: " + e.getMessage());
-        }
+        checkTimestamp("delete-backup", timestamp);
     }
 
     @Override
