@@ -108,7 +108,7 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
         LOG.log(System.Logger.Level.INFO, "login: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress()
                 + (role == Role.UNASSIGNED ? "" : " (" + role.word() + ")"));
         server.metrics.watchUnit(unit);
-        StoreSession session = new StoreSession(unit, auth.user(), role, ctx.channel().attr(HandshakeHandler.VERSION).get(), server.metrics);
+        StoreSession session = new StoreSession(unit, auth.user(), ctx.channel().attr(HandshakeHandler.VERSION).get(), server.metrics);
         ctx.pipeline().addAfter(ctx.name(), "store", new StoreHandler(server, session));
         ctx.channel().writeAndFlush(Frame.of(requestId, new Reply.AuthOk()));
         ctx.pipeline().remove(this);

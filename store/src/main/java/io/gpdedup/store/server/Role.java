@@ -25,8 +25,9 @@ enum Role {
         throw new IllegalArgumentException("'" + word + "' is not a role (admin, backup or restore)");
     }
 
+    /** The config's word; a user with no role has none. */
     String word() {
-        return this == UNASSIGNED ? "no role" : name().toLowerCase(Locale.ROOT);
+        return this == UNASSIGNED ? "" : name().toLowerCase(Locale.ROOT);
     }
 
     /** Whether this role may send a request of type {@code t}. */

@@ -72,9 +72,11 @@ final class StoreRequests {
     }
 
     private CompletionStage<Void> dispatch(StoreSession s, Request request, ReplySink out) {
-        if (!s.role.permits(request.type())) {
-            throw new ForbiddenException("user '" + s.user + "' has the " + s.role.word() + " role in unit '" + s.unit.name() + "', which may not "
-                    + request.type() + ": that needs the " + Role.needed(request.type()).word() + " role");
+        // Looked up per request, so that a reload that takes a right away takes it from open connections too.
+        Role role = policies.apply(s.unit.name()).roleOf(s.user);
+        if (!role.permits(request.type())) {
+            throw new ForbiddenException(who(s, role) + ", which may not " + request.type() + ": that needs the "
+                    + Role.needed(request.type()).word() + " role");
         }
         switch (request.type()) {
             case BEGIN_BACKUP:
@@ -112,13 +114,13 @@ final class StoreRequests {
                 if (d.prefix().isEmpty()) {
                     throw new BadRequestException("refusing to delete every object of the unit: give a prefix");
                 }
-                checkBypass(s, d.bypassGovernance());
+                checkBypass(s, role, d.bypassGovernance());
                 deleted(s, "prefix " + d.prefix(), s.unit.deleteObjects(d.prefix(), d.bypassGovernance()), out);
                 return DONE;
             }
             case DELETE_OBJECT: {
                 var d = (Request.DeleteObject) request;
-                checkBypass(s, d.bypassGovernance());
+                checkBypass(s, role, d.bypassGovernance());
                 deleted(s, "name " + d.objectName(), s.unit.deleteObject(d.objectName(), d.bypassGovernance()), out);
                 return DONE;
             }
@@ -150,11 +152,16 @@ final class StoreRequests {
         }
     }
 
-    private static void checkBypass(StoreSession s, boolean bypassGovernance) {
-        if (bypassGovernance && !s.role.mayBypassGovernance()) {
-            throw new ForbiddenException("user '" + s.user + "' has the " + s.role.word() + " role in unit '" + s.unit.name()
-                    + "': only the admin role may bypass governance retention locks");
+    private static void checkBypass(StoreSession s, Role role, boolean bypassGovernance) {
+        if (bypassGovernance && !role.mayBypassGovernance()) {
+            throw new ForbiddenException(who(s, role) + ": only the admin role may bypass governance retention locks");
         }
+    }
+
+    /** "user 'backup' has the backup role in unit 'prod'", or "... has no role in ...". */
+    private static String who(StoreSession s, Role role) {
+        return "user '" + s.user + "' has " + (role == Role.UNASSIGNED ? "no role" : "the " + role.word() + " role") + " in unit '"
+                + s.unit.name() + "'";
     }
 
     /** Answers a delete, logs it (a bypassed lock as a warning) and plans the collection that frees its space. */

@@ -23,18 +23,15 @@ final class StoreSession {
 
     final StorageUnit unit;
     final String user;
-    /** What the user may do in the unit, as of the login. */
-    final Role role;
     /** The protocol version agreed on the connection: what its replies may carry. */
     final int version;
     private final StoreMetrics metrics;
     private final Map<Long, OpenLease> leases = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    StoreSession(StorageUnit unit, String user, Role role, int version, StoreMetrics metrics) {
+    StoreSession(StorageUnit unit, String user, int version, StoreMetrics metrics) {
         this.unit = unit;
         this.user = user;
-        this.role = role;
         this.version = version;
         this.metrics = metrics;
     }

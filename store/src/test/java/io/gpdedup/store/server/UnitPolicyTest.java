@@ -159,6 +159,23 @@ class UnitPolicyTest {
     }
 
     @Test
+    void aReloadThatTakesARoleAwayAppliesToOpenConnections() throws Exception {
+        try (StoreFixture store = start(dir, Role.ADMIN, UnitPolicy.DEFAULT.commits()); StoreClient c = store.connectA()) {
+            commit(c, NAME, "data");
+            commit(c, PREFIX + "second", "more");
+            assertEquals(1, c.deleteObjects(PREFIX + "second"));
+            StoreConfig reader = StoreConfig.defaults(dir, Map.of(StoreFixture.UNIT_A,
+                    Map.of(StoreFixture.USER_A, PasswordHash.create(StoreFixture.PASSWORD_A.toCharArray(), 1_000))))
+                    .withPolicies(Map.of(StoreFixture.UNIT_A, new UnitPolicy(Map.of(StoreFixture.USER_A, Role.RESTORE), UnitPolicy.DEFAULT.commits())));
+            store.service.reloadUsers(reader);
+            StoreServerException e = assertThrows(StoreServerException.class, () -> c.deleteObjects(PREFIX));
+            assertEquals(ErrorCode.FORBIDDEN, e.code());
+            assertTrue(e.getMessage().contains("has the restore role"), e.getMessage());
+            assertEquals("data", text(c, NAME));
+        }
+    }
+
+    @Test
     void versionFiveClientsGetNoLocksAndAStoreErrorForNewCodes() throws Exception {
         try (StoreFixture store = start(dir, Role.UNASSIGNED, new CommitPolicy(RetentionLock.Mode.GOVERNANCE, 1, false))) {
             try (StoreClient c = store.connectA()) {
