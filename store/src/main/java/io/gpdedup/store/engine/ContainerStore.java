@@ -3,6 +3,7 @@ package io.gpdedup.store.engine;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
+import io.gpdedup.store.container.RecordFormat;
 import io.gpdedup.store.index.ChunkIndex;
 import java.io.Closeable;
 import java.io.IOException;
@@ -57,6 +58,11 @@ public interface ContainerStore extends Closeable {
         byte[] copy = new byte[payload.remaining()];
         payload.duplicate().get(copy);
         return append(new ChunkRecord(fingerprint, codecId, rawLength, copy));
+    }
+
+    /** How this store's records are laid out: what a reader decodes the bytes of {@link #read} with. */
+    default RecordFormat format() {
+        return RecordFormat.PLAIN;
     }
 
     /** {@code length} bytes at {@code offset} of container {@code id}; {@link GoneException} if it is no more. */

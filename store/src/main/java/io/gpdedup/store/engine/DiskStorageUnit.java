@@ -212,7 +212,7 @@ final class DiskStorageUnit implements StorageUnit {
             } catch (IOException e) {
                 throw new StoreException("cannot store chunk " + fp + " in unit " + name + ": " + e.getMessage(), e);
             }
-            index.insert(fp, p.container(), p.offset(), ChunkRecord.OVERHEAD + length);
+            index.insert(fp, p.container(), p.offset(), containers.format().overhead() + length);
             if (p.container() != lastAppendedContainer) {
                 lastAppendedContainer = p.container();
                 toRecompress.add(p.container());
@@ -345,7 +345,7 @@ final class DiskStorageUnit implements StorageUnit {
             }
             ChunkRecord r;
             try {
-                r = ChunkRecord.decode(bytes);
+                r = containers.format().decode(bytes);
             } catch (CorruptRecordException e) {
                 throw new StoreException("chunk " + fp + " in container " + loc.container() + " at offset " + loc.offset()
                         + " is damaged: " + e.getMessage());
@@ -505,7 +505,7 @@ final class DiskStorageUnit implements StorageUnit {
     public UnitStats stats() {
         long chunks = index.size();
         return new UnitStats(catalog.size(), catalog.logicalBytes(), chunks,
-                index.recordBytes() - chunks * ChunkRecord.OVERHEAD, containers.count(), index.memoryBytes());
+                index.recordBytes() - chunks * containers.format().overhead(), containers.count(), index.memoryBytes());
     }
 
     String unitName() {
