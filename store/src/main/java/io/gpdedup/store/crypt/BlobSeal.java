@@ -13,7 +13,7 @@ import java.util.Arrays;
 import javax.crypto.SecretKey;
 
 /**
- * Whole files sealed under a unit's data key (docs/format.md section 6.2): the index snapshot and
+ * Whole files sealed under a unit's data key (docs/format.md section 9.3): the index snapshot and
  * the recipe files. A blob is cut into segments of at most 1 MiB, each sealed with AES-256-GCM, so
  * a snapshot of millions of entries streams through without being held in memory. Each segment's
  * nonce is the blob's random 64-bit prefix and the segment's number; its associated data binds the

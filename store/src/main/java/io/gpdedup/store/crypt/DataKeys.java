@@ -17,7 +17,7 @@ import javax.crypto.SecretKey;
 
 /**
  * A unit's data keys, kept in its {@code keys} file wrapped by one or more key-encryption keys
- * (docs/format.md section 6). The newest data key encrypts what the unit writes; every one
+ * (docs/format.md section 9.1). The newest data key encrypts what the unit writes; every one
  * decrypts what was written under it. A key may be wrapped by several key-encryption keys at once:
  * that is how a rotation moves a unit from one to the next without a moment where neither opens it.
  */

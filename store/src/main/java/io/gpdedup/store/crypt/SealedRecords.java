@@ -12,7 +12,7 @@ import javax.crypto.Cipher;
 import javax.crypto.SecretKey;
 
 /**
- * Chunk records sealed with AES-256-GCM under a unit's data key (docs/format.md section 2.3):
+ * Chunk records sealed with AES-256-GCM under a unit's data key (docs/format.md section 9.2):
  * magic {@code CHKE}, data key id, nonce and sealed length in the clear, then the fingerprint,
  * codec, raw length and payload encrypted, then the tag. The clear header and the unit's name
  * are the associated data.

@@ -52,7 +52,7 @@ public final class DiskStoreEngine implements StoreEngine {
 
     /**
      * As {@link #open(Path, EngineSettings)}, with units encrypted at rest under data keys that
-     * {@code kek} wraps (docs/format.md section 6); {@link io.gpdedup.store.crypt.KeyException}
+     * {@code kek} wraps (docs/format.md section 9); {@link io.gpdedup.store.crypt.KeyException}
      * before any unit is touched when the key does not open one.
      */
     public static DiskStoreEngine open(Path dataDir, EngineSettings settings, Kek kek) {

@@ -50,7 +50,7 @@ public final class IndexSnapshot {
         write(file, index, covered, null);
     }
 
-    /** As {@link #write(Path, ChunkIndex, Map)}, sealed under {@code seal} (docs/format.md section 6.2) unless it is null. */
+    /** As {@link #write(Path, ChunkIndex, Map)}, sealed under {@code seal} (docs/format.md section 9.3) unless it is null. */
     public static void write(Path file, ChunkIndex index, Map<Integer, Long> covered, BlobSeal seal) throws IOException {
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
         CRC32C crc = new CRC32C();

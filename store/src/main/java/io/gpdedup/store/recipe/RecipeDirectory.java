@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Recipe files in one directory (docs/format.md section 3): staged as fsynced temp files, renamed
  * into place and the directory fsynced once per batch. In an encrypted unit each file is sealed
- * whole (section 6.2), bound to its file name; what is inside is the catalog's business.
+ * whole (section 9.3), bound to its file name; what is inside is the catalog's business.
  */
 public final class RecipeDirectory implements RecipeStore {
     private final Path dir;
