@@ -1,6 +1,5 @@
 package io.gpdedup.store.crypt;
 
-import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import javax.crypto.AEADBadTagException;
@@ -52,11 +51,11 @@ final class Gcm {
     }
 
     /** A cipher of this thread set up to encrypt under {@code key} and {@code nonce} with {@code aad}. */
-    static Cipher encryptor(SecretKey key, byte[] nonce, byte[] aad) {
+    private static Cipher encryptor(SecretKey key, byte[] nonce, byte[] aad) {
         return init(Cipher.ENCRYPT_MODE, key, nonce, aad);
     }
 
-    static Cipher decryptor(SecretKey key, byte[] nonce, byte[] aad) {
+    private static Cipher decryptor(SecretKey key, byte[] nonce, byte[] aad) {
         return init(Cipher.DECRYPT_MODE, key, nonce, aad);
     }
 
@@ -94,19 +93,28 @@ final class Gcm {
         }
     }
 
-    /** As {@link #open(SecretKey, byte[], byte[], byte[], int, int)}, from {@code sealed}'s position to its limit (consumed). */
-    static byte[] open(SecretKey key, byte[] nonce, byte[] aad, ByteBuffer sealed) {
-        int len = sealed.remaining();
+    /**
+     * As {@link #open(SecretKey, byte[], byte[], byte[], int, int)}, into {@code out} from 0 (at
+     * least {@code len - TAG_BYTES} long); false when it does not authenticate.
+     */
+    static boolean openInto(SecretKey key, byte[] nonce, byte[] aad, byte[] sealed, int off, int len, byte[] out) {
         if (len < TAG_BYTES) {
-            return null;
+            return false;
         }
-        Cipher c = decryptor(key, nonce, aad);
-        byte[] out = new byte[len - TAG_BYTES];
         try {
-            c.doFinal(sealed, ByteBuffer.wrap(out));
-            return out;
+            decryptor(key, nonce, aad).doFinal(sealed, off, len, out, 0);
+            return true;
         } catch (AEADBadTagException e) {
-            return null;
+            return false;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-GCM failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Encrypts {@code len} bytes of {@code plain} into {@code out} from 0: ciphertext then tag; returns the bytes written. */
+    static int sealInto(SecretKey key, byte[] nonce, byte[] aad, byte[] plain, int len, byte[] out) {
+        try {
+            return encryptor(key, nonce, aad).doFinal(plain, 0, len, out, 0);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-GCM failed: " + e.getMessage(), e);
         }

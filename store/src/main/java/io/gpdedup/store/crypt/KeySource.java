@@ -50,7 +50,7 @@ public record KeySource(Path keyFile, List<String> keyCommand) {
             if (Files.size(keyFile) > MAX_OUTPUT) {
                 throw new KeyException(setting() + ": too large to be a key file");
             }
-            return Files.readString(keyFile, StandardCharsets.US_ASCII);
+            return new String(Files.readAllBytes(keyFile), StandardCharsets.ISO_8859_1);
         } catch (NoSuchFileException e) {
             throw new KeyException(setting() + ": no such file (make one with gpdedup-store new-key FILE)");
         } catch (java.nio.file.AccessDeniedException e) {

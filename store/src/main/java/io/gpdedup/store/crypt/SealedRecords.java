@@ -6,9 +6,7 @@ import io.gpdedup.store.container.CorruptRecordException;
 import io.gpdedup.store.container.RecordFormat;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.util.Arrays;
-import javax.crypto.Cipher;
 import javax.crypto.SecretKey;
 
 /**
@@ -67,19 +65,19 @@ public final class SealedRecords implements RecordFormat {
     public void write(ByteBuffer out, Fingerprint fingerprint, int codecId, int rawLength, ByteBuffer payload) {
         int keyId = keys.currentId();
         byte[] nonce = Gcm.randomBytes(Gcm.NONCE_BYTES);
+        int plainLength = INNER_BYTES + payload.remaining();
         ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
-        header.putInt(MAGIC).putInt(keyId).put(nonce).putInt(INNER_BYTES + payload.remaining() + Gcm.TAG_BYTES);
-        byte[] inner = new byte[INNER_BYTES];
-        fingerprint.copyTo(inner, 0);
-        ByteBuffer.wrap(inner, Fingerprint.LENGTH, 5).put((byte) codecId).putInt(rawLength);
-        out.put(header.array());
-        Cipher c = Gcm.encryptor(keys.key(keyId), nonce, aad(header.array()));
-        try {
-            c.update(ByteBuffer.wrap(inner), out);
-            c.doFinal(payload.duplicate(), out);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("AES-GCM failed: " + e.getMessage(), e);
-        }
+        header.putInt(MAGIC).putInt(keyId).put(nonce).putInt(plainLength + Gcm.TAG_BYTES);
+        // The JDK's AES-GCM runs several times faster on arrays than on direct buffers: the
+        // record is assembled and sealed in this thread's arrays, then copied out.
+        byte[] plain = Scratch.PLAIN.get().array(plainLength);
+        fingerprint.copyTo(plain, 0);
+        plain[Fingerprint.LENGTH] = (byte) codecId;
+        ByteBuffer.wrap(plain, Fingerprint.LENGTH + 1, 4).putInt(rawLength);
+        payload.duplicate().get(plain, INNER_BYTES, payload.remaining());
+        byte[] sealed = Scratch.SEALED.get().array(plainLength + Gcm.TAG_BYTES);
+        int n = Gcm.sealInto(keys.key(keyId), nonce, aad(header.array()), plain, plainLength, sealed);
+        out.put(header.array()).put(sealed, 0, n);
     }
 
     @Override
@@ -92,24 +90,39 @@ public final class SealedRecords implements RecordFormat {
         if (b.getInt(0) != MAGIC) {
             throw new CorruptRecordException("not a sealed record (the unit is encrypted)");
         }
-        int sealed = b.getInt(HEADER_BYTES - 4);
-        if (sealed != length - HEADER_BYTES) {
-            throw new CorruptRecordException("sealed length " + sealed + " does not match the record size " + length);
+        int sealedLength = b.getInt(HEADER_BYTES - 4);
+        if (sealedLength != length - HEADER_BYTES) {
+            throw new CorruptRecordException("sealed length " + sealedLength + " does not match the record size " + length);
         }
         SecretKey key = keys.key(b.getInt(4));
         if (key == null) {
             throw new CorruptRecordException("record sealed under data key " + b.getInt(4) + ", which the unit does not have");
         }
-        byte[] header = new byte[HEADER_BYTES];
-        b.get(0, header);
+        byte[] sealed = Scratch.SEALED.get().array(length);
+        b.get(0, sealed, 0, length);
+        byte[] header = Arrays.copyOf(sealed, HEADER_BYTES);
         byte[] nonce = Arrays.copyOfRange(header, 8, 8 + Gcm.NONCE_BYTES);
-        byte[] plain = Gcm.open(key, nonce, aad(header), b.position(HEADER_BYTES));
-        if (plain == null) {
+        byte[] plain = Scratch.PLAIN.get().array(sealedLength - Gcm.TAG_BYTES);
+        if (!Gcm.openInto(key, nonce, aad(header), sealed, HEADER_BYTES, sealedLength, plain)) {
             throw new CorruptRecordException("sealed record does not authenticate (damaged or tampered with)");
         }
         ByteBuffer p = ByteBuffer.wrap(plain);
         return new ChunkRecord(Fingerprint.of(plain, 0), p.get(Fingerprint.LENGTH) & 0xff, p.getInt(Fingerprint.LENGTH + 1),
-                Arrays.copyOfRange(plain, INNER_BYTES, plain.length));
+                Arrays.copyOfRange(plain, INNER_BYTES, sealedLength - Gcm.TAG_BYTES));
+    }
+
+    /** Arrays kept per thread, grown to the largest record seen: a record of up to a few MiB each. */
+    private static final class Scratch {
+        static final ThreadLocal<Scratch> PLAIN = ThreadLocal.withInitial(Scratch::new);
+        static final ThreadLocal<Scratch> SEALED = ThreadLocal.withInitial(Scratch::new);
+        private byte[] bytes = new byte[0];
+
+        byte[] array(int length) {
+            if (bytes.length < length) {
+                bytes = new byte[Math.max(length, Math.min(2 * bytes.length, Integer.MAX_VALUE - 8))];
+            }
+            return bytes;
+        }
     }
 
     private byte[] aad(byte[] header) {

@@ -1,6 +1,10 @@
 package io.gpdedup.store.crypt;
 
+import io.gpdedup.store.container.ChunkRecord;
+import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.RecordFormat;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -41,11 +45,21 @@ public record UnitEncryption(RecordFormat records, BlobSeal blobs) {
                     + unit + " again");
         }
         if (DataKeys.present(unitDir)) {
+            if (holds(unitDir, ChunkRecordMagic.PLAIN)) {
+                // Scanned as sealed, its plaintext records would look like a torn tail and be cut off.
+                throw new KeyException("unit " + unit + " has a keys file but plaintext containers (restored from a plaintext copy?):"
+                        + " not opened, so that nothing is cut off; move the keys file away to open it as plaintext");
+            }
             if (kek == null) {
                 throw new KeyException("unit " + unit + " is encrypted, but the config has no encryption key"
                         + " (set encryption.key-file or encryption.key-command)");
             }
             return of(DataKeys.open(unitDir, unit, kek));
+        }
+        if (holds(unitDir, ChunkRecordMagic.SEALED)) {
+            // Scanned as plaintext, its sealed records would look like a torn tail and be cut off.
+            throw new KeyException("unit " + unit + " holds encrypted containers but its keys file " + unitDir.resolve(DataKeys.FILE)
+                    + " is missing: not opened, so that nothing is cut off; put the keys file back");
         }
         if (kek == null) {
             return PLAIN;
@@ -57,6 +71,43 @@ public record UnitEncryption(RecordFormat records, BlobSeal blobs) {
         LOG.warning(() -> "unit " + unit + " is not encrypted: what it holds, and what is written to it, stays plaintext"
                 + " until gpdedup-store encrypt-unit converts it");
         return PLAIN;
+    }
+
+    /** The record magics a container's first record may start with. */
+    private enum ChunkRecordMagic {
+        PLAIN(ChunkRecord.MAGIC), SEALED(SealedRecords.MAGIC);
+
+        final int value;
+
+        ChunkRecordMagic(int value) {
+            this.value = value;
+        }
+    }
+
+    /** Whether the first record of some container of the unit starts with {@code magic}. */
+    private static boolean holds(Path unitDir, ChunkRecordMagic magic) throws IOException {
+        Path dir = unitDir.resolve("containers");
+        if (!Files.isDirectory(dir)) {
+            return false;
+        }
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.ctr")) {
+            for (Path p : ds) {
+                byte[] head = new byte[Container.HEADER_BYTES + 4];
+                int n;
+                try (InputStream in = Files.newInputStream(p)) {
+                    n = in.readNBytes(head, 0, head.length);
+                }
+                if (n < Container.V1_HEADER_BYTES + 4) {
+                    continue;
+                }
+                ByteBuffer b = ByteBuffer.wrap(head);
+                int start = b.getInt(8) == 1 ? Container.V1_HEADER_BYTES : Container.HEADER_BYTES; // the header's version field
+                if (n >= start + 4 && b.getInt(start) == magic.value) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** No containers and no recipes yet: nothing plaintext that the unit would have to keep reading. */

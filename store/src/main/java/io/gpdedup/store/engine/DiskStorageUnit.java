@@ -195,6 +195,8 @@ final class DiskStorageUnit implements StorageUnit {
         } else if (codec == Codec.NONE && length != rawLength) {
             throw new StoreException("uncompressed chunk has " + length + " bytes, not " + rawLength);
         }
+        // Sealing costs CPU that must not serialize the unit's writers: it is done before the lock.
+        ByteBuffer sealed = containers.encodeAhead(fp, codec.id(), rawLength, payload);
         writeLock.lock();
         try {
             checkOpen();
@@ -204,7 +206,7 @@ final class DiskStorageUnit implements StorageUnit {
             }
             ContainerStore.Placement p;
             try {
-                p = containers.append(fp, codec.id(), rawLength, payload);
+                p = sealed != null ? containers.appendEncoded(sealed) : containers.append(fp, codec.id(), rawLength, payload);
             } catch (CapacityExceededException e) {
                 throw new StoreException("storage unit " + name + " is full: " + e.getMessage());
             } catch (DiskFullException e) {

@@ -35,6 +35,8 @@ final class LocalContainers implements ContainerStore {
     private final ContainerSet set;
     private final UnitEncryption encryption;
     private final RecordBuffer encoder;
+    /** Records sealed by {@link #encodeAhead}, one buffer per writer thread. */
+    private final ThreadLocal<RecordBuffer> ahead;
 
     private LocalContainers(String unit, Path unitDir, ContainerSet set, UnitEncryption encryption) {
         this.unit = unit;
@@ -42,6 +44,7 @@ final class LocalContainers implements ContainerStore {
         this.set = set;
         this.encryption = encryption;
         this.encoder = new RecordBuffer(encryption.records());
+        this.ahead = ThreadLocal.withInitial(() -> new RecordBuffer(encryption.records()));
     }
 
     /**
@@ -112,6 +115,18 @@ final class LocalContainers implements ContainerStore {
             set.resume(all.get(all.size() - 1));
         }
         return index;
+    }
+
+    /** Sealed records only: a plaintext record costs no more than its copy, which {@link #append} makes anyway. */
+    @Override
+    public ByteBuffer encodeAhead(Fingerprint fingerprint, int codecId, int rawLength, ByteBuffer payload) {
+        return encryption.encrypted() ? ahead.get().encode(fingerprint, codecId, rawLength, payload) : null;
+    }
+
+    @Override
+    public synchronized Placement appendEncoded(ByteBuffer record) throws IOException {
+        ContainerSet.Placement p = set.append(record);
+        return new Placement(p.container(), p.offset());
     }
 
     @Override

@@ -124,6 +124,9 @@ final class KeyCommands {
         @Override
         int run(StoreConfig cfg, Kek kek) throws IOException {
             Kek next = new KeySource(newKeyFile.toAbsolutePath(), null).load();
+            if (next.id().equals(kek.id())) {
+                throw new KeyException("--new-key-file " + newKeyFile + " holds the configured key " + kek.id() + ": make a new one with new-key");
+            }
             KeyRotation.Result r = KeyRotation.rotate(cfg.dataDir().resolve("units"), kek, next);
             System.out.println("re-wrapped the data keys of " + r.units().size() + " unit(s) " + r.units() + " under key " + next.id()
                     + "; key " + kek.id() + " no longer opens them: point the config at " + newKeyFile);

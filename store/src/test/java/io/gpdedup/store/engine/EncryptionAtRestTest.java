@@ -128,6 +128,13 @@ class EncryptionAtRestTest {
         assertTrue(wrong.getMessage().contains("wrong key") && wrong.getMessage().contains(kek.id()), wrong.getMessage());
         KeyException none = assertThrows(KeyException.class, () -> open(data(), null));
         assertTrue(none.getMessage().contains("is encrypted"), none.getMessage());
+        // A lost keys file, or plaintext containers restored into an encrypted unit: refused, never scanned and cut off.
+        Path keys = data().resolve("units/u1/keys");
+        Files.move(keys, dir.resolve("keys.aside"));
+        KeyException lost = assertThrows(KeyException.class, () -> open(data(), kek));
+        assertTrue(lost.getMessage().contains("keys file") && lost.getMessage().contains("missing"), lost.getMessage());
+        assertThrows(KeyException.class, () -> open(data(), null));
+        Files.move(dir.resolve("keys.aside"), keys);
         assertEquals(before, tree(data()), "a refused open changes no file");
         try (DiskStoreEngine engine = open(data(), kek)) {
             assertEquals(50_000, TestObjects.restore(engine.unit("u1"), "a").length, "control: the right key opens it");
@@ -202,6 +209,10 @@ class EncryptionAtRestTest {
             TestObjects.backup(engine.unit("u1"), "b", object, 8192, Codec.LZ4);
         }
         assertTrue(filesContaining(data(), MARKER) > 0, "control: still plaintext before the conversion");
+        Files.writeString(data().resolve("units/u1/keys"), "planted");
+        KeyException mixed = assertThrows(KeyException.class, () -> open(data(), kek));
+        assertTrue(mixed.getMessage().contains("plaintext containers"), mixed.getMessage());
+        Files.delete(data().resolve("units/u1/keys"));
         // A run cut off before its commit: the store refuses the half-converted unit until a run finishes.
         Files.createDirectories(data().resolve("units/u1/containers.sealed"));
         KeyException refused = assertThrows(KeyException.class, () -> open(data(), kek));
