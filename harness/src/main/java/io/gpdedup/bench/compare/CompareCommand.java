@@ -37,7 +37,7 @@ public final class CompareCommand implements Callable<Integer> {
     static final long QUICK_SIZE = 128 * ByteSize.MIB;
     /** JDK 25's CPU-time sampler sees threads in native code (zstd, socket I/O) too; older JDKs ignore unknown events. */
     static final String CPU_TIME_SAMPLES = "jdk.CPUTimeSample#enabled=true";
-    static final List<String> ALL_TOOLS = List.of(Report.GPDEDUP, Report.RESTIC, Report.BORG, Report.GPDEDUP_S3);
+    static final List<String> ALL_TOOLS = List.of(Report.GPDEDUP, Report.RESTIC, Report.BORG, Report.GPDEDUP_S3, Report.GPDEDUP_ENCRYPTED);
     static final List<String> DEFAULT_TOOLS = List.of(Report.GPDEDUP, Report.RESTIC, Report.BORG);
 
     @Option(names = "--size", paramLabel = "SIZE", description = "size of the base stream (default 1GiB; --quick: 128MiB)")
@@ -50,7 +50,8 @@ public final class CompareCommand implements Callable<Integer> {
     Integer rounds;
 
     @Option(names = "--tools", split = ",", paramLabel = "TOOL", description = "tools to run (default gpdedup,restic,borg); gpdedup-s3 is "
-            + "gpdedup with the store's units in a bucket (--s3-endpoint), compared with gpdedup on local disk")
+            + "gpdedup with the store's units in a bucket (--s3-endpoint), compared with gpdedup on local disk; gpdedup-encrypted is "
+            + "gpdedup with the store's units encrypted at rest, compared with gpdedup unencrypted")
     List<String> tools = new ArrayList<>(DEFAULT_TOOLS);
 
     @Option(names = "--s3-endpoint", paramLabel = "URL", description = "for gpdedup-s3: the S3 server (e.g. scripts/s3proxy's), "
@@ -156,7 +157,7 @@ public final class CompareCommand implements Callable<Integer> {
         // A profile records one gpdedup: on a bucket when --tools names gpdedup-s3.
         List<String> runTools = profile == null ? List.copyOf(tools) : List.of(tools.contains(Report.GPDEDUP_S3) ? Report.GPDEDUP_S3 : Report.GPDEDUP);
         List<Step> steps = profile != null ? List.of(Step.FIRST, Step.REPEAT, Step.RESTORE) : List.of(Step.values());
-        boolean gpdedup = runTools.contains(Report.GPDEDUP) || runTools.contains(Report.GPDEDUP_S3);
+        boolean gpdedup = runTools.contains(Report.GPDEDUP) || runTools.contains(Report.GPDEDUP_S3) || runTools.contains(Report.GPDEDUP_ENCRYPTED);
         Path home = !gpdedup ? null : dist != null ? dist : installation();
         GpdedupCommands commands = gpdedup ? GpdedupCommands.installed(home) : null;
         if (profile != null) {
@@ -267,7 +268,7 @@ public final class CompareCommand implements Callable<Integer> {
             List<StreamFile> streams = copyFile != null ? CopyFileStreams.pieces(copyFile, dir.resolve("streams"), n)
                     : StreamSet.unrelated(dir.resolve("streams"), shape, bytes, n, seed, Math.min(2, Runtime.getRuntime().availableProcessors()));
             for (String t : runTools) {
-                if (t.equals(Report.GPDEDUP_S3)) {
+                if (t.equals(Report.GPDEDUP_S3) || t.equals(Report.GPDEDUP_ENCRYPTED)) {
                     continue;
                 }
                 List<BackupTool> tools = new ArrayList<>();
@@ -300,6 +301,8 @@ public final class CompareCommand implements Callable<Integer> {
             case Report.GPDEDUP_S3 -> warmed(new GpdedupTool(commands, dir, logs, pluginOptions, profile == null ? null : profile.toAbsolutePath(),
                     agent, timeoutSeconds,
                     new GpdedupTool.Bucket(s3Endpoint, s3Bucket, "bench-" + System.currentTimeMillis() + "-" + dir.getParent().getFileName() + "/")));
+            case Report.GPDEDUP_ENCRYPTED -> warmed(new GpdedupTool(commands, dir, logs, pluginOptions,
+                    profile == null ? null : profile.toAbsolutePath(), agent, timeoutSeconds).encrypted());
             default -> throw new IllegalArgumentException("unknown tool " + name);
         };
     }

@@ -46,11 +46,20 @@ final class ComparedStore implements AutoCloseable {
      * Writes {@code home/.gpdedup/store.yaml}: the demo unit and user on loopback, recompression
      * {@value #QUIET_SECONDS} s after a backup (instead of 30) so that a run need not wait long for
      * it, and, with a {@code bucket}, the units in that bucket under its prefix (credentials from
-     * the environment, docs/s3.md).
+     * the environment, docs/s3.md); {@code encrypted}: the units encrypted at rest under a new key
+     * in {@code home/.gpdedup/store.key}.
      */
-    static void writeConfig(Path home, GpdedupTool.Bucket bucket) throws IOException {
+    static void writeConfig(Path home, GpdedupTool.Bucket bucket, boolean encrypted) throws IOException {
         Files.createDirectories(home.resolve(".gpdedup"));
         StringBuilder yaml = new StringBuilder("listen-address: 127.0.0.1\ndata-dir: store\nrecompress-after-idle-seconds: " + QUIET_SECONDS + "\n");
+        if (encrypted) {
+            Path key = home.resolve(".gpdedup/store.key");
+            Files.deleteIfExists(key);
+            Files.createFile(key, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(key, io.gpdedup.store.crypt.Kek.generate().toText());
+            yaml.append("encryption:\n  key-file: store.key\n");
+        }
         if (bucket != null) {
             yaml.append("storage:\n  type: s3\n  endpoint: ").append(bucket.endpoint()).append("\n  bucket: ").append(bucket.name())
                     .append("\n  prefix: ").append(bucket.prefix()).append("\n  path-style: true\n  cache-bytes: 1GiB\n");

@@ -45,6 +45,7 @@ final class GpdedupTool implements BackupTool {
     private final String agentMode;
     private final Map<String, String> keys = new HashMap<>();
     private final Bucket bucket;
+    private boolean encrypted;
     private Path agentDir;
     private StreamFile warmUp;
     private ComparedStore store;
@@ -83,9 +84,15 @@ final class GpdedupTool implements BackupTool {
         return this;
     }
 
+    /** Makes the store encrypt its units at rest under a key of this tool's own (docs/store.md, "Encryption at rest"). */
+    GpdedupTool encrypted() {
+        this.encrypted = true;
+        return this;
+    }
+
     @Override
     public String name() {
-        return bucket == null ? Report.GPDEDUP : Report.GPDEDUP_S3;
+        return bucket != null ? Report.GPDEDUP_S3 : encrypted ? Report.GPDEDUP_ENCRYPTED : Report.GPDEDUP;
     }
 
     @Override
@@ -98,13 +105,14 @@ final class GpdedupTool implements BackupTool {
     @Override
     public String settings() {
         return "plugin defaults" + (pluginOptions.isEmpty() ? "" : " except " + pluginOptions)
-                + " (zstd level 1 unless set, chunks 16/64/256 KiB), no encryption; store with the demo unit on 127.0.0.1, recompressing "
+                + " (zstd level 1 unless set, chunks 16/64/256 KiB), no encryption in the plugin; store with the demo unit on 127.0.0.1, recompressing "
                 + ComparedStore.QUIET_SECONDS + " s after a backup (default 30) at its default level, each backup's repository size taken once that is done, "
                 + "bytes sent on the wire as the store counted them"
                 + "; GPDEDUP_AGENT " + (agentMode == null ? "unset (launcher default: on)" : agentMode)
                 + ", a host agent of its own per round, started by the first call; " + commands.description()
                 + (warmUp == null ? "" : "; before the first step, store and agent warmed by a backup of " + warmUp.length() / (1 << 20)
                     + " MiB of unrelated rows (not counted)")
+                + (encrypted ? "; units encrypted at rest (AES-256-GCM, encryption.key-file)" : "")
                 + (bucket == null ? "" : "; units in bucket " + bucket.name() + " at " + bucket.endpoint() + " (prefix " + bucket.prefix()
                     + "), cache 1 GiB; its repository size is the store's physical bytes");
     }
@@ -113,7 +121,7 @@ final class GpdedupTool implements BackupTool {
     public void open() throws IOException {
         Files.createDirectories(dir);
         Files.createDirectories(logs);
-        ComparedStore.writeConfig(dir.resolve("home"), bucket);
+        ComparedStore.writeConfig(dir.resolve("home"), bucket, encrypted);
         store = ComparedStore.start(commands, dir.resolve("home"), logs.resolve("gpdedup-store-" + name() + ".log"), timeoutSeconds);
         int port = store.port();
         Path pluginLogs = dir.resolve("plugin-logs");

@@ -17,6 +17,8 @@ final class Report {
     static final String BORG = "borg";
     /** gpdedup with the store's units in an S3 bucket (docs/s3.md), compared with {@link #GPDEDUP} on local disk. */
     static final String GPDEDUP_S3 = "gpdedup-s3";
+    /** gpdedup with the store's units encrypted at rest, compared with {@link #GPDEDUP} unencrypted. */
+    static final String GPDEDUP_ENCRYPTED = "gpdedup-encrypted";
 
     private final StreamSet streams;
     private final List<String> tools;
@@ -244,6 +246,13 @@ final class Report {
         out.add(Target.of("restore vs borg extract", gRestore, bRestore, Target.Rule.AT_LEAST, 1.5, mibs(gRestore) + " vs " + mibs(bRestore)));
         if (tools.contains(GPDEDUP_S3)) {
             out.addAll(s3Targets());
+        }
+        if (tools.contains(GPDEDUP_ENCRYPTED)) {
+            for (Step step : List.of(Step.FIRST, Step.REPEAT, Step.RESTORE)) {
+                double e = throughput(GPDEDUP_ENCRYPTED, step);
+                double p = throughput(GPDEDUP, step);
+                out.add(Target.of(step.label() + ": units encrypted at rest vs not", e, p, Target.Rule.AT_LEAST, 0.9, mibs(e) + " vs " + mibs(p)));
+            }
         }
         out.add(Target.of("first backup vs borg", gFirst, bFirst, Target.Rule.AT_LEAST, 1.6, mibs(gFirst) + " vs " + mibs(bFirst)));
         double gStored = median(GPDEDUP, Step.FIRST, Observation::settledGrowth);

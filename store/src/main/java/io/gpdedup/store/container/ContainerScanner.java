@@ -24,22 +24,27 @@ public final class ContainerScanner {
     private ContainerScanner() {
     }
 
-    /** Scans from {@code from} (a record boundary) to the end, truncating a torn tail. */
+    /** Scans plaintext records from {@code from} (a record boundary) to the end, truncating a torn tail. */
     public static ScanResult scan(Container c, long from, RecordVisitor visitor) throws IOException {
+        return scan(c, from, RecordFormat.PLAIN, visitor);
+    }
+
+    /** As {@link #scan(Container, long, RecordVisitor)}, for records of {@code format}: a record of another format is damage. */
+    public static ScanResult scan(Container c, long from, RecordFormat format, RecordVisitor visitor) throws IOException {
         long pos = from;
         long end = c.size();
         int records = 0;
         long damaged = 0;
         while (pos < end) {
-            int len = validRecordAt(c, pos, end);
-            if (len > 0) {
-                byte[] fp = c.read(pos + 4, Fingerprint.LENGTH);
-                visitor.record(Fingerprint.of(fp), pos, len);
+            ChunkRecord rec = validRecordAt(c, pos, end, format);
+            if (rec != null) {
+                int len = format.overhead() + rec.payload().length;
+                visitor.record(rec.fingerprint(), pos, len);
                 records++;
                 pos += len;
                 continue;
             }
-            long next = nextValidRecord(c, pos + 1, end);
+            long next = nextValidRecord(c, pos + 1, end, format);
             if (next < 0) {
                 long cut = end - pos;
                 c.truncate(pos);
@@ -51,32 +56,37 @@ public final class ContainerScanner {
         return new ScanResult(records, damaged, 0);
     }
 
-    /** The length of the valid record at {@code pos}, or -1. */
+    /** The length of the valid plaintext record at {@code pos}, or -1. */
     static int validRecordAt(Container c, long pos, long end) throws IOException {
-        if (end - pos < ChunkRecord.OVERHEAD) {
-            return -1;
+        ChunkRecord r = validRecordAt(c, pos, end, RecordFormat.PLAIN);
+        return r == null ? -1 : ChunkRecord.OVERHEAD + r.payload().length;
+    }
+
+    /** The valid record of {@code format} at {@code pos}, or null. */
+    private static ChunkRecord validRecordAt(Container c, long pos, long end, RecordFormat format) throws IOException {
+        if (end - pos < format.overhead()) {
+            return null;
         }
-        int stored = ChunkRecord.storedLengthFromHeader(c.read(pos, ChunkRecord.HEADER_BYTES));
-        if (stored < 0 || stored > end - pos - ChunkRecord.OVERHEAD) {
-            return -1;
+        int len = format.lengthFromHeader(c.read(pos, format.headerBytes()));
+        if (len < format.overhead() || len > end - pos) {
+            return null;
         }
-        int len = stored + ChunkRecord.OVERHEAD;
         try {
-            ChunkRecord.decode(c.read(pos, len));
-            return len;
+            return format.decode(java.nio.ByteBuffer.wrap(c.read(pos, len)));
         } catch (CorruptRecordException e) {
-            return -1;
+            return null;
         }
     }
 
-    private static long nextValidRecord(Container c, long from, long end) throws IOException {
+    private static long nextValidRecord(Container c, long from, long end, RecordFormat format) throws IOException {
         long base = from;
-        while (base + ChunkRecord.OVERHEAD <= end) {
+        int magic = format.magic();
+        while (base + format.overhead() <= end) {
             int n = (int) Math.min(WINDOW + 3L, end - base);
             byte[] w = c.read(base, n);
             for (int i = 0; i + 4 <= n; i++) {
-                if (w[i] == 'C' && w[i + 1] == 'H' && w[i + 2] == 'K' && w[i + 3] == '1'
-                        && validRecordAt(c, base + i, end) > 0) {
+                int at = (w[i] & 0xff) << 24 | (w[i + 1] & 0xff) << 16 | (w[i + 2] & 0xff) << 8 | (w[i + 3] & 0xff);
+                if (at == magic && validRecordAt(c, base + i, end, format) != null) {
                     return base + i;
                 }
             }

@@ -4,7 +4,7 @@ package io.gpdedup.store.container;
 public final class CorruptRecordException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    CorruptRecordException(String message) {
+    public CorruptRecordException(String message) {
         super(message);
     }
 }

@@ -10,7 +10,16 @@ import java.nio.ByteBuffer;
  * used under its lock.
  */
 public final class RecordBuffer {
+    private final RecordFormat format;
     private ByteBuffer encoded = ByteBuffer.allocateDirect(0);
+
+    public RecordBuffer() {
+        this(RecordFormat.PLAIN);
+    }
+
+    public RecordBuffer(RecordFormat format) {
+        this.format = format;
+    }
 
     /** The encoded record between the returned buffer's position and limit, valid until the next call. */
     public ByteBuffer encode(ChunkRecord record) {
@@ -19,12 +28,12 @@ public final class RecordBuffer {
 
     /** As {@link #encode(ChunkRecord)}, for a record whose payload is between {@code payload}'s position and limit. */
     public ByteBuffer encode(Fingerprint fingerprint, int codecId, int rawLength, ByteBuffer payload) {
-        int length = ChunkRecord.OVERHEAD + payload.remaining();
+        int length = format.overhead() + payload.remaining();
         if (encoded.capacity() < length) {
             encoded = ByteBuffer.allocateDirect(Math.max(length, 2 * encoded.capacity()));
         }
         encoded.clear();
-        ChunkRecord.write(encoded, fingerprint, codecId, rawLength, payload);
+        format.write(encoded, fingerprint, codecId, rawLength, payload);
         return encoded.flip();
     }
 }

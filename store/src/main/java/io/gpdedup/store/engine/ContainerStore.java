@@ -3,6 +3,7 @@ package io.gpdedup.store.engine;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
+import io.gpdedup.store.container.RecordFormat;
 import io.gpdedup.store.index.ChunkIndex;
 import java.io.Closeable;
 import java.io.IOException;
@@ -57,6 +58,25 @@ public interface ContainerStore extends Closeable {
         byte[] copy = new byte[payload.remaining()];
         payload.duplicate().get(copy);
         return append(new ChunkRecord(fingerprint, codecId, rawLength, copy));
+    }
+
+    /**
+     * The record of a chunk encoded now, outside the unit's lock, when encoding costs enough to be
+     * worth it (sealing); valid on this thread until its next call. Null: {@link #append} encodes
+     * it, copying the payload straight from the frame.
+     */
+    default ByteBuffer encodeAhead(Fingerprint fingerprint, int codecId, int rawLength, ByteBuffer payload) {
+        return null;
+    }
+
+    /** Appends a record that {@link #encodeAhead} returned (between its position and limit), as {@link #append(ChunkRecord)} does. */
+    default Placement appendEncoded(ByteBuffer record) throws IOException {
+        throw new UnsupportedOperationException("this store encodes records at append");
+    }
+
+    /** How this store's records are laid out: what a reader decodes the bytes of {@link #read} with. */
+    default RecordFormat format() {
+        return RecordFormat.PLAIN;
     }
 
     /** {@code length} bytes at {@code offset} of container {@code id}; {@link GoneException} if it is no more. */

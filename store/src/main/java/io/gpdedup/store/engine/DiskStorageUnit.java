@@ -195,6 +195,8 @@ final class DiskStorageUnit implements StorageUnit {
         } else if (codec == Codec.NONE && length != rawLength) {
             throw new StoreException("uncompressed chunk has " + length + " bytes, not " + rawLength);
         }
+        // Sealing costs CPU that must not serialize the unit's writers: it is done before the lock.
+        ByteBuffer sealed = containers.encodeAhead(fp, codec.id(), rawLength, payload);
         writeLock.lock();
         try {
             checkOpen();
@@ -204,7 +206,7 @@ final class DiskStorageUnit implements StorageUnit {
             }
             ContainerStore.Placement p;
             try {
-                p = containers.append(fp, codec.id(), rawLength, payload);
+                p = sealed != null ? containers.appendEncoded(sealed) : containers.append(fp, codec.id(), rawLength, payload);
             } catch (CapacityExceededException e) {
                 throw new StoreException("storage unit " + name + " is full: " + e.getMessage());
             } catch (DiskFullException e) {
@@ -212,7 +214,7 @@ final class DiskStorageUnit implements StorageUnit {
             } catch (IOException e) {
                 throw new StoreException("cannot store chunk " + fp + " in unit " + name + ": " + e.getMessage(), e);
             }
-            index.insert(fp, p.container(), p.offset(), ChunkRecord.OVERHEAD + length);
+            index.insert(fp, p.container(), p.offset(), containers.format().overhead() + length);
             if (p.container() != lastAppendedContainer) {
                 lastAppendedContainer = p.container();
                 toRecompress.add(p.container());
@@ -363,7 +365,7 @@ final class DiskStorageUnit implements StorageUnit {
             }
             ChunkRecord r;
             try {
-                r = ChunkRecord.decode(bytes);
+                r = containers.format().decode(bytes);
             } catch (CorruptRecordException e) {
                 throw new StoreException("chunk " + fp + " in container " + loc.container() + " at offset " + loc.offset()
                         + " is damaged: " + e.getMessage());
@@ -523,7 +525,7 @@ final class DiskStorageUnit implements StorageUnit {
     public UnitStats stats() {
         long chunks = index.size();
         return new UnitStats(catalog.size(), catalog.logicalBytes(), chunks,
-                index.recordBytes() - chunks * ChunkRecord.OVERHEAD, containers.count(), index.memoryBytes());
+                index.recordBytes() - chunks * containers.format().overhead(), containers.count(), index.memoryBytes());
     }
 
     String unitName() {

@@ -1,6 +1,7 @@
 package io.gpdedup.store.engine;
 
 import io.gpdedup.store.container.OwnerOnly;
+import io.gpdedup.store.crypt.Kek;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -47,6 +48,15 @@ public final class DiskStoreEngine implements StoreEngine {
     /** Opens (creating) a data directory and recovers every unit in it. */
     public static DiskStoreEngine open(Path dataDir, EngineSettings settings) {
         return open(dataDir, settings, LocalBackend::open);
+    }
+
+    /**
+     * As {@link #open(Path, EngineSettings)}, with units encrypted at rest under data keys that
+     * {@code kek} wraps (docs/format.md section 9); {@link io.gpdedup.store.crypt.KeyException}
+     * before any unit is touched when the key does not open one.
+     */
+    public static DiskStoreEngine open(Path dataDir, EngineSettings settings, Kek kek) {
+        return open(dataDir, settings, (dir, s) -> LocalBackend.open(dir, s, kek));
     }
 
     /**

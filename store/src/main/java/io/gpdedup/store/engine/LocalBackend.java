@@ -2,6 +2,8 @@ package io.gpdedup.store.engine;
 
 import io.gpdedup.store.container.DiskSpace;
 import io.gpdedup.store.container.OwnerOnly;
+import io.gpdedup.store.crypt.Kek;
+import io.gpdedup.store.crypt.UnitEncryption;
 import io.gpdedup.store.recipe.RecipeDirectory;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -15,16 +17,23 @@ final class LocalBackend implements UnitBackend {
     private final Path unitsDir;
     private final EngineSettings settings;
     private final DiskSpace space;
+    private final Kek kek;
 
-    private LocalBackend(Path unitsDir, EngineSettings settings, DiskSpace space) {
+    private LocalBackend(Path unitsDir, EngineSettings settings, DiskSpace space, Kek kek) {
         this.unitsDir = unitsDir;
         this.settings = settings;
         this.space = space;
+        this.kek = kek;
     }
 
     static LocalBackend open(Path dataDir, EngineSettings settings) throws IOException {
+        return open(dataDir, settings, null);
+    }
+
+    /** Units whose files are encrypted under data keys that {@code kek} wraps (null: no key, plaintext units only). */
+    static LocalBackend open(Path dataDir, EngineSettings settings, Kek kek) throws IOException {
         Path units = OwnerOnly.createDirectories(dataDir.resolve("units"));
-        return new LocalBackend(units, settings, DiskSpace.of(dataDir, settings.diskReserveBytes()));
+        return new LocalBackend(units, settings, DiskSpace.of(dataDir, settings.diskReserveBytes()), kek);
     }
 
     @Override
@@ -44,9 +53,10 @@ final class LocalBackend implements UnitBackend {
     @Override
     public UnitParts openUnit(String name) throws IOException {
         Path dir = unitsDir.resolve(name);
-        LocalContainers containers = LocalContainers.open(name, dir, settings, space);
+        UnitEncryption encryption = UnitEncryption.open(dir, name, kek);
+        LocalContainers containers = LocalContainers.open(name, dir, settings, space, encryption);
         try {
-            return new UnitParts(containers, RecipeDirectory.open(dir.resolve("recipes")), () -> { });
+            return new UnitParts(containers, RecipeDirectory.open(dir.resolve("recipes"), encryption.blobs()), () -> { });
         } catch (IOException | RuntimeException e) {
             containers.close();
             throw e;

@@ -9,6 +9,9 @@ import io.gpdedup.store.container.DiskSpace;
 import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.RecordBuffer;
+import io.gpdedup.store.container.RecordFormat;
+import io.gpdedup.store.crypt.BlobSeal;
+import io.gpdedup.store.crypt.UnitEncryption;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.index.IndexSnapshot;
 import java.io.IOException;
@@ -31,16 +34,26 @@ final class LocalContainers implements ContainerStore {
     private final String unit;
     private final Path unitDir;
     private final ContainerSet set;
-    private final RecordBuffer encoder = new RecordBuffer();
+    private final UnitEncryption encryption;
+    private final RecordBuffer encoder;
+    /** Records sealed by {@link #encodeAhead}, one buffer per writer thread. */
+    private final ThreadLocal<RecordBuffer> ahead;
 
-    private LocalContainers(String unit, Path unitDir, ContainerSet set) {
+    private LocalContainers(String unit, Path unitDir, ContainerSet set, UnitEncryption encryption) {
         this.unit = unit;
         this.unitDir = unitDir;
         this.set = set;
+        this.encryption = encryption;
+        this.encoder = new RecordBuffer(encryption.records());
+        this.ahead = ThreadLocal.withInitial(() -> new RecordBuffer(encryption.records()));
     }
 
-    /** Opens (creating) the unit directory's containers; temp files and torn creations go. */
-    static LocalContainers open(String unit, Path unitDir, EngineSettings settings, DiskSpace space) throws IOException {
+    /**
+     * Opens (creating) the unit directory's containers, whose records and index snapshot are
+     * written as {@code encryption} says; temp files and torn creations go.
+     */
+    static LocalContainers open(String unit, Path unitDir, EngineSettings settings, DiskSpace space, UnitEncryption encryption)
+            throws IOException {
         OwnerOnly.createDirectories(unitDir);
         Files.deleteIfExists(snapshotTemp(unitDir));
         ContainerSet set = ContainerSet.open(unitDir.resolve("containers"), settings.containerSizeBytes(), settings.capacityBytes(), space);
@@ -50,7 +63,7 @@ final class LocalContainers implements ContainerStore {
                 LOG.warning(() -> "unit " + unit + ": container " + Container.fileName(c.id()) + ": " + c.problemAtOpen());
             }
         }
-        return new LocalContainers(unit, unitDir, set);
+        return new LocalContainers(unit, unitDir, set, encryption);
     }
 
     private static Path snapshotPath(Path unitDir) {
@@ -67,7 +80,7 @@ final class LocalContainers implements ContainerStore {
      */
     @Override
     public ChunkIndex recoverIndex(List<String> problems) throws IOException {
-        IndexSnapshot.Loaded snap = IndexSnapshot.read(snapshotPath(unitDir));
+        IndexSnapshot.Loaded snap = IndexSnapshot.read(snapshotPath(unitDir), encryption.blobs());
         if (snap != null) {
             for (Map.Entry<Integer, Long> e : snap.covered().entrySet()) {
                 Container c = set.get(e.getKey());
@@ -88,7 +101,8 @@ final class LocalContainers implements ContainerStore {
                 continue;
             }
             int id = c.id();
-            ContainerScanner.ScanResult r = ContainerScanner.scan(c, from, (fp, offset, length) -> index.insert(fp, id, offset, length));
+            ContainerScanner.ScanResult r = ContainerScanner.scan(c, from, encryption.records(),
+                    (fp, offset, length) -> index.insert(fp, id, offset, length));
             if (r.damagedBytes() > 0) {
                 problems.add("container " + id + ": " + r.damagedBytes() + " damaged bytes skipped");
             }
@@ -102,6 +116,23 @@ final class LocalContainers implements ContainerStore {
             set.resume(all.get(all.size() - 1));
         }
         return index;
+    }
+
+    /** Sealed records only: a plaintext record costs no more than its copy, which {@link #append} makes anyway. */
+    @Override
+    public ByteBuffer encodeAhead(Fingerprint fingerprint, int codecId, int rawLength, ByteBuffer payload) {
+        return encryption.encrypted() ? ahead.get().encode(fingerprint, codecId, rawLength, payload) : null;
+    }
+
+    @Override
+    public synchronized Placement appendEncoded(ByteBuffer record) throws IOException {
+        ContainerSet.Placement p = set.append(record);
+        return new Placement(p.container(), p.offset());
+    }
+
+    @Override
+    public RecordFormat format() {
+        return encryption.records();
     }
 
     /** Appends are serialized by the unit's write lock. */
@@ -227,11 +258,12 @@ final class LocalContainers implements ContainerStore {
         Path file = snapshotPath(unitDir);
         try {
             set.sync(set.peekDirty());
-            if (!set.space().fitsAboveReserve(IndexSnapshot.sizeOf(index, set.count()))) {
+            long size = IndexSnapshot.sizeOf(index, set.count());
+            if (!set.space().fitsAboveReserve(encryption.encrypted() ? size + BlobSeal.overhead(size) : size)) {
                 LOG.warning(() -> "unit " + unitName + ": no index snapshot written: it would eat into the disk reserve; the next open scans");
                 return;
             }
-            IndexSnapshot.write(file, index, set.lengths());
+            IndexSnapshot.write(file, index, set.lengths(), encryption.blobs());
         } catch (IOException e) {
             LOG.warning(() -> "unit " + unitName + ": could not write the index snapshot (" + e.getMessage() + "); the next open scans");
             try {

@@ -85,7 +85,7 @@ final class Recompressor {
                 }
                 planned[i] = step.planned;
                 sampleBefore += step.planned.oldLength();
-                sampleAfter += step.planned.record().encodedLength();
+                sampleAfter += unit.containers().format().overhead() + step.planned.record().payload().length;
             }
             if (sampleBefore - sampleAfter < sampleBefore / MIN_SAVING_DIVISOR) {
                 return new Recompression(Recompression.Outcome.ALREADY_SMALL, id, listed, listed);
@@ -100,7 +100,7 @@ final class Recompressor {
                 }
                 planned[i] = step.planned;
             }
-            after += planned[i].record().encodedLength();
+            after += unit.containers().format().overhead() + planned[i].record().payload().length;
         }
         List<Planned> plan = new ArrayList<>(List.of(planned));
         if (listed - after < listed / MIN_SAVING_DIVISOR || plan.isEmpty()) {
@@ -131,7 +131,7 @@ final class Recompressor {
         ChunkRecord old;
         byte[] raw;
         try {
-            old = ChunkRecord.decode(bytes);
+            old = unit.containers().format().decode(java.nio.ByteBuffer.wrap(bytes));
             if (!old.fingerprint().equals(fp)) {
                 return new Step(null, Recompression.Outcome.DAMAGED);
             }
@@ -174,7 +174,7 @@ final class Recompressor {
         long[] placed = new long[kept.size()];
         try {
             for (int i = 0; i < kept.size(); i++) {
-                placed[i] = out.append(kept.get(i).record().encode());
+                placed[i] = out.append(containers.format().encode(kept.get(i).record()));
             }
             containers.syncCopies(List.of(out));
         } catch (IOException | RuntimeException e) {
@@ -184,8 +184,9 @@ final class Recompressor {
         long written = 0;
         for (int i = 0; i < kept.size(); i++) {
             Planned p = kept.get(i);
-            index.relocate(p.fingerprint(), out.id(), placed[i], p.record().encodedLength());
-            written += p.record().encodedLength();
+            int length = containers.format().overhead() + p.record().payload().length;
+            index.relocate(p.fingerprint(), out.id(), placed[i], length);
+            written += length;
         }
         long[] left = new long[1];
         index.forEach((slot, container, offset, length) -> {

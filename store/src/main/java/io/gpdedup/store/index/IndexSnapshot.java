@@ -3,6 +3,8 @@ package io.gpdedup.store.index;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.container.OwnerOnly;
+import io.gpdedup.store.crypt.BlobSeal;
+import io.gpdedup.store.crypt.SealException;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -27,6 +29,7 @@ import java.util.zip.CheckedOutputStream;
  */
 public final class IndexSnapshot {
     private static final long MAGIC = 0x475044494E445831L; // "GPDINDX1"
+    private static final String WHAT = "index snapshot";
 
     /** A loaded snapshot: the index, and how far into each container it reaches. */
     public record Loaded(ChunkIndex index, Map<Integer, Long> covered) {
@@ -45,9 +48,14 @@ public final class IndexSnapshot {
      * of them, locally; with a bucket, those already uploaded). The covered lengths must already be durable.
      */
     public static void write(Path file, ChunkIndex index, Map<Integer, Long> covered) throws IOException {
+        write(file, index, covered, null);
+    }
+
+    /** As {@link #write(Path, ChunkIndex, Map)}, sealed under {@code seal} (docs/format.md section 9.3) unless it is null. */
+    public static void write(Path file, ChunkIndex index, Map<Integer, Long> covered, BlobSeal seal) throws IOException {
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
         CRC32C crc = new CRC32C();
-        try (OutputStream fos = OwnerOnly.newOutputStream(temp);
+        try (OutputStream fos = sealed(OwnerOnly.newOutputStream(temp), seal);
              CheckedOutputStream cos = new CheckedOutputStream(new BufferedOutputStream(fos, 1 << 16), crc);
              DataOutputStream out = new DataOutputStream(cos)) {
             out.writeLong(MAGIC);
@@ -92,8 +100,13 @@ public final class IndexSnapshot {
 
     /** Reads a snapshot; null if it is missing, truncated or fails its checksum. */
     public static Loaded read(Path file) throws IOException {
+        return read(file, null);
+    }
+
+    /** As {@link #read(Path)}, for a snapshot sealed under {@code seal} unless it is null; one that does not authenticate is absent too. */
+    public static Loaded read(Path file, BlobSeal seal) throws IOException {
         CRC32C crc = new CRC32C();
-        try (InputStream fis = Files.newInputStream(file);
+        try (InputStream fis = opened(Files.newInputStream(file), seal);
              CheckedInputStream cis = new CheckedInputStream(new BufferedInputStream(fis, 1 << 16), crc);
              DataInputStream in = new DataInputStream(cis)) {
             if (in.readLong() != MAGIC) {
@@ -131,8 +144,24 @@ public final class IndexSnapshot {
             return new Loaded(index, covered);
         } catch (NoSuchFileException e) {
             return null;
-        } catch (EOFException | IllegalArgumentException e) {
+        } catch (EOFException | IllegalArgumentException | SealException e) {
             return null;
+        }
+    }
+
+    private static OutputStream sealed(OutputStream out, BlobSeal seal) throws IOException {
+        return seal == null ? out : seal.sealing(out, WHAT);
+    }
+
+    private static InputStream opened(InputStream in, BlobSeal seal) throws IOException {
+        if (seal == null) {
+            return in;
+        }
+        try {
+            return seal.opening(in, WHAT);
+        } catch (IOException e) {
+            in.close();
+            throw e;
         }
     }
 }

@@ -2,6 +2,8 @@ package io.gpdedup.store.recipe;
 
 import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.container.OwnerOnly;
+import io.gpdedup.store.crypt.BlobSeal;
+import io.gpdedup.store.crypt.SealException;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -15,18 +17,26 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Recipe files in one directory (docs/format.md section 3): staged as fsynced temp files, renamed
- * into place and the directory fsynced once per batch.
+ * into place and the directory fsynced once per batch. In an encrypted unit each file is sealed
+ * whole (section 9.3), bound to its file name; what is inside is the catalog's business.
  */
 public final class RecipeDirectory implements RecipeStore {
     private final Path dir;
+    private final BlobSeal seal;
     private final AtomicLong tempSeq = new AtomicLong();
 
-    private RecipeDirectory(Path dir) {
+    private RecipeDirectory(Path dir, BlobSeal seal) {
         this.dir = dir;
+        this.seal = seal;
     }
 
     /** Opens (creating) the directory and deletes leftover temp files. */
     public static RecipeDirectory open(Path dir) throws IOException {
+        return open(dir, null);
+    }
+
+    /** As {@link #open(Path)}, for recipe files sealed under {@code seal} (null: plaintext). */
+    public static RecipeDirectory open(Path dir, BlobSeal seal) throws IOException {
         OwnerOnly.createDirectories(dir);
         boolean removed = false;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.tmp")) {
@@ -38,7 +48,7 @@ public final class RecipeDirectory implements RecipeStore {
         if (removed) {
             FileSync.syncDirectory(dir);
         }
-        return new RecipeDirectory(dir);
+        return new RecipeDirectory(dir, seal);
     }
 
     @Override
@@ -47,7 +57,16 @@ public final class RecipeDirectory implements RecipeStore {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + ObjectName.SUFFIX)) {
             for (Path p : ds) {
                 String f = p.getFileName().toString();
-                out.add(RecipeCatalog.entryOf(f, Files.readAllBytes(p), problems));
+                byte[] bytes;
+                try {
+                    bytes = opened(f, Files.readAllBytes(p));
+                } catch (SealException e) {
+                    problems.add(e.getMessage());
+                    // Listed damaged, as a recipe that does not decode is: the bytes below decode to nothing.
+                    out.add(RecipeCatalog.entryOf(f, new byte[0], new ArrayList<>()));
+                    continue;
+                }
+                out.add(RecipeCatalog.entryOf(f, bytes, problems));
             }
         }
         return out;
@@ -56,7 +75,7 @@ public final class RecipeDirectory implements RecipeStore {
     @Override
     public Optional<byte[]> read(String fileName) throws IOException {
         try {
-            return Optional.of(Files.readAllBytes(dir.resolve(fileName)));
+            return Optional.of(opened(fileName, Files.readAllBytes(dir.resolve(fileName))));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
@@ -66,12 +85,20 @@ public final class RecipeDirectory implements RecipeStore {
     public Staged stage(String name, long committedAtMillis, long length, byte[] bytes) throws IOException {
         Path temp = dir.resolve(ObjectName.fileName(name) + "." + tempSeq.incrementAndGet() + ".tmp");
         try {
-            FileSync.writeAndSync(temp, bytes);
+            FileSync.writeAndSync(temp, seal == null ? bytes : seal.seal(bytes, what(ObjectName.fileName(name))));
         } catch (IOException e) {
             Files.deleteIfExists(temp);
             throw e;
         }
         return new Staged(name, temp.getFileName().toString(), length, committedAtMillis);
+    }
+
+    private byte[] opened(String fileName, byte[] bytes) throws IOException {
+        return seal == null ? bytes : seal.open(bytes, what(fileName));
+    }
+
+    private static String what(String fileName) {
+        return "recipe " + fileName;
     }
 
     @Override

@@ -72,6 +72,7 @@ public final class ConfigLoader {
         @JsonProperty("log-file") String logFile;
         @JsonProperty("log-file-max-bytes") Long logFileMaxBytes;
         @JsonProperty("log-file-count") Integer logFileCount;
+        @JsonProperty("encryption") EncryptionSection.EncryptionFile encryption;
     }
 
     static final class UnitFile {
@@ -171,7 +172,8 @@ public final class ConfigLoader {
                             or(f.recompressThreads, RecompressSettings.DEFAULT_THREADS)),
                     new LogSettings(f.logFile == null ? null : StorePaths.resolve(f.logFile, base),
                             or(f.logFileMaxBytes, LogSettings.DEFAULT_MAX_BYTES), or(f.logFileCount, LogSettings.DEFAULT_FILES)),
-                    policies);
+                    policies,
+                    EncryptionSection.parse(f.encryption, source, base));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + source + ": " + e.getMessage());
         }

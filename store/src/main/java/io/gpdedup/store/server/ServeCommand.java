@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.StoreException;
 import io.gpdedup.store.s3.S3Backend;
@@ -80,7 +81,7 @@ final class ServeCommand implements Callable<Integer> {
             StoreEngine engine;
             try {
                 engine = StoreService.openEngine(cfg);
-            } catch (S3Backend.BucketUnavailableException e) {
+            } catch (S3Backend.BucketUnavailableException | KeyException e) {
                 System.err.println("gpdedup-store: " + e.getMessage());
                 return 2;
             }
@@ -88,6 +89,9 @@ final class ServeCommand implements Callable<Integer> {
                 engine = applianceEngine(engine, profile);
             }
             service = StoreService.start(cfg, engine);
+        } catch (KeyException e) {
+            System.err.println("gpdedup-store: " + e.getMessage());
+            return 2;
         } catch (IOException | StoreException | IllegalStateException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 1;

@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
         description = "The gpdedup deduplicating store. With no command: serve ~/.gpdedup/store (see 'serve --help').",
         subcommands = {ServeCommand.class, HashPasswordCommand.class, AdminCommand.Verify.class, AdminCommand.Gc.class,
             AdminCommand.Stat.class, AdminCommand.ListObjects.class, AdminCommand.Backups.class, AdminCommand.Prune.class,
-            AdminCommand.Replication.class, CopyUnitCommand.class, DeleteBackupCommand.class})
+            AdminCommand.Replication.class, CopyUnitCommand.class, DeleteBackupCommand.class,
+            KeyCommands.NewKey.class, KeyCommands.RotateKey.class, KeyCommands.EncryptUnit.class})
 public final class StoreMain implements java.util.concurrent.Callable<Integer> {
 
     public static void main(String[] args) {

@@ -103,6 +103,9 @@ public final class StoreService implements AutoCloseable {
         if (config.storage() != null) {
             return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage()));
         }
+        if (config.encryption() != null) {
+            return DiskStoreEngine.open(config.dataDir(), settings, config.encryption().load());
+        }
         return DiskStoreEngine.open(config.dataDir(), settings);
     }
 

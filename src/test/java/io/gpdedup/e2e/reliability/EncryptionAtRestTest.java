@@ -1,0 +1,156 @@
+package io.gpdedup.e2e.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpdedup.e2e.fixture.Dist;
+import io.gpdedup.e2e.layout.Timestamps;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Encryption at rest through the real executables: a stream backed up through
+ * {@code gpbackup_dedup_plugin} into a {@code dist/bin/gpdedup-store} whose config has
+ * {@code encryption: {key-file: ...}} restores byte for byte while no file of the store holds a
+ * marker the stream carries (a plaintext store, the control, does); a missing, short or wrong key
+ * stops the store at start with one line and exit 2, changing nothing on disk.
+ */
+@Timeout(300)
+class EncryptionAtRestTest {
+    private static final byte[] MARKER = "gpdedup-e2e-at-rest-marker-93ab".getBytes(StandardCharsets.US_ASCII);
+
+    @TempDir
+    Path dir;
+
+    /** Random bytes (which compression does not hide) with the marker every 50,000 bytes. */
+    private static byte[] stream() {
+        byte[] b = new byte[3_000_000];
+        new Random(11).nextBytes(b);
+        for (int at = 1000; at + MARKER.length < b.length; at += 50_000) {
+            System.arraycopy(MARKER, 0, b, at, MARKER.length);
+        }
+        return b;
+    }
+
+    private Path newKey(String name) throws IOException, InterruptedException {
+        Path key = dir.resolve(name);
+        Process p = new ProcessBuilder(Dist.executable("gpdedup-store").toString(), "new-key", key.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(key)));
+        return key;
+    }
+
+    /** Backs up and restores the marked stream through the plugin; returns the store's home. */
+    private Path backupAndRestore(String name, String storeSettings) throws Exception {
+        Path hostDir = Files.createDirectories(dir.resolve(name));
+        byte[] data = stream();
+        try (StoreAndPlugin host = StoreAndPlugin.start(hostDir, storeSettings, "off")) {
+            String cfg = host.config("plugin", host.storePort(), "");
+            String key = host.key(0, new Timestamps().next(), 16384);
+            host.plugin().run(new ByteArrayInputStream(data), "backup_data", cfg, key).assertSucceeded();
+            assertArrayEquals(data, host.plugin().run("restore_data", cfg, key).assertSucceeded().stdout());
+            host.killStore(); // a crash: the restart scans the sealed records
+            host.restartStore();
+            assertArrayEquals(data, host.plugin().run("restore_data", cfg, key).assertSucceeded().stdout(), "after a crash and a restart");
+        }
+        return hostDir.resolve("store-home");
+    }
+
+    @Test
+    void noFileOfAnEncryptedStoreHoldsTheMarkerWhileAPlaintextStoresFilesDo() throws Exception {
+        Path plain = backupAndRestore("plain", "");
+        assertTrue(filesContaining(plain.resolve(".gpdedup/store"), MARKER).size() > 0, "control: the plaintext store holds the marker");
+
+        Path key = newKey("store.key");
+        Path sealed = backupAndRestore("sealed", "encryption:\n  key-file: " + key + "\n");
+        Path dataDir = sealed.resolve(".gpdedup/store");
+        assertTrue(Files.exists(dataDir.resolve("units/prod/keys")), "the unit is encrypted");
+        assertTrue(Files.exists(dataDir.resolve("units/prod/index.snap")), "the index snapshot of the clean stop is there (sealed)");
+        assertEquals(List.of(), filesContaining(sealed, MARKER));
+
+        // What a start with a bad key does to that data directory: nothing.
+        Map<String, String> before = tree(dataDir);
+        Path config = sealed.resolve(".gpdedup/store.yaml");
+        String text = Files.readString(config);
+        Path shortKey = Files.writeString(dir.resolve("short.key"), "gpdedup-key v1\nAAAA\n");
+        Path wrongKey = newKey("wrong.key");
+        for (Path k : List.of(dir.resolve("absent.key"), shortKey, wrongKey)) {
+            Files.writeString(config, text.replace(key.toString(), k.toString()));
+            Start s = serve(sealed);
+            assertEquals(2, s.exit, s.stderr);
+            List<String> lines = s.stderr.lines().filter(l -> !l.isBlank()).toList();
+            assertEquals(1, lines.size(), s.stderr);
+            assertTrue(lines.get(0).startsWith("gpdedup-store: "), lines.get(0));
+            assertTrue(lines.get(0).contains(k == wrongKey ? "wrong key" : "encryption.key-file " + k), lines.get(0));
+            assertEquals(before, tree(dataDir), "a refused start changes nothing on disk");
+        }
+        Files.writeString(config, text);
+    }
+
+    private record Start(int exit, String stderr) {
+    }
+
+    /** {@code gpdedup-store serve} on the home's config, expected to stop by itself. */
+    private static Start serve(Path home) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(Dist.executable("gpdedup-store").toString(), "serve", "--port", "0", "--metrics-port", "-1");
+        pb.environment().put("HOME", home.toString());
+        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        Process p = pb.start();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor();
+            throw new AssertionError("the store started with a bad key: " + err);
+        }
+        return new Start(p.exitValue(), err);
+    }
+
+    /** The files under {@code root} whose bytes hold {@code needle}. */
+    private static List<Path> filesContaining(Path root, byte[] needle) throws IOException {
+        List<Path> out = new ArrayList<>();
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.filter(Files::isRegularFile).toList()) {
+                byte[] hay = Files.readAllBytes(p);
+                outer:
+                for (int i = 0; i + needle.length <= hay.length; i++) {
+                    for (int j = 0; j < needle.length; j++) {
+                        if (hay[i + j] != needle[j]) {
+                            continue outer;
+                        }
+                    }
+                    out.add(p);
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Map<String, String> tree(Path root) throws Exception {
+        Map<String, String> out = new TreeMap<>();
+        MessageDigest md = MessageDigest.getInstance("SHA-256");
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.toList()) {
+                out.put(root.relativize(p).toString(), Files.isRegularFile(p) ? HexFormat.of().formatHex(md.digest(Files.readAllBytes(p))) : "dir");
+            }
+        }
+        return out;
+    }
+}
