@@ -2,6 +2,7 @@ package io.gpdedup.dedup;
 
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.store.replication.ReplicationTarget;
 import io.gpdedup.store.s3.S3Settings;
 import io.gpdedup.testsupport.S3Server;
 import io.gpdedup.store.server.PasswordHash;
@@ -10,7 +11,10 @@ import io.gpdedup.store.server.StoreService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 
@@ -42,8 +46,18 @@ public final class LoopbackStore implements AutoCloseable {
     }
 
     static LoopbackStore start(Path dataDir, Backend backend) {
-        StoreConfig cfg = StoreConfig.defaults(dataDir, Map.of(UNIT, Map.of(USER, PasswordHash.create(PASSWORD.toCharArray(), 1_000))))
-                .withPort(0);
+        return start(dataDir, backend, c -> c);
+    }
+
+    /** A store whose unit may copy backups to the store on {@code remotePort} of 127.0.0.1 (plain TCP). */
+    static LoopbackStore startReplicatingTo(Path dataDir, int remotePort) {
+        ReplicationTarget target = new ReplicationTarget("dr", "127.0.0.1", remotePort, null, Set.of());
+        return start(dataDir, Backend.LOCAL, c -> c.withReplication(c.replication().withTargets(List.of(target))));
+    }
+
+    private static LoopbackStore start(Path dataDir, Backend backend, UnaryOperator<StoreConfig> config) {
+        StoreConfig cfg = config.apply(StoreConfig.defaults(dataDir, Map.of(UNIT, Map.of(USER, PasswordHash.create(PASSWORD.toCharArray(), 1_000))))
+                .withPort(0));
         if (backend == Backend.S3) {
             S3Server server = S3Server.shared();
             String bucket = BUCKETS.computeIfAbsent(dataDir.toAbsolutePath(), d -> server.newBucket("plugin"));

@@ -32,8 +32,8 @@ class ReplicationTest {
 
     @BeforeEach
     void start() {
-        primary = LoopbackStore.start(dir.resolve("primary"));
         remote = LoopbackStore.start(dir.resolve("remote"));
+        primary = LoopbackStore.startReplicatingTo(dir.resolve("primary"), remote.port());
     }
 
     @AfterEach
@@ -185,6 +185,28 @@ class ReplicationTest {
         String log = pluginLog();
         assertTrue(log.contains("backup " + failed + " not replicated: its report says Failure"), log);
         assertTrue(log.contains("[WARNING]:-backup " + unreported + " not replicated: no backup status in "), log);
+    }
+
+    @Test
+    void aRemoteTheStoreDoesNotListIsNotQueuedAndTheHookSaysWhy() throws Exception {
+        LoopbackStore unlisted = LoopbackStore.start(dir.resolve("unlisted"));
+        try {
+            Path cfg = config("auto", primary, unlisted, "  replication: \"on\"\n");
+            String t = "20261123045500";
+            Path backupDir = backupDirectory(t);
+            assertEquals(0, run(new ByteArrayInputStream(new byte[] {4, 5, 6}), "backup_data", cfg.toString(), key(t, "gpbackup_0_" + t + "_7")).status());
+            report(cfg, backupDir, t, "Success");
+            Result cleanup = run(InputStream.nullInputStream(), "cleanup_plugin_for_backup", cfg.toString(), backupDir.toString(), "master", "\"-1\"");
+            assertEquals(0, cleanup.status(), cleanup.err());
+            assertTrue(pluginLog().contains("[WARNING]:-backup " + t + " not queued for replication: REPLICATE failed: replication to 127.0.0.1:"
+                    + unlisted.port() + " refused: not among the replication-targets unit '" + LoopbackStore.UNIT + "' may copy to (dr (127.0.0.1:"
+                    + remote.port() + "))"), pluginLog());
+            try (StoreClient c = primary.connect()) {
+                assertEquals(List.of(), c.replicationJobs());
+            }
+        } finally {
+            unlisted.close();
+        }
     }
 
     @Test

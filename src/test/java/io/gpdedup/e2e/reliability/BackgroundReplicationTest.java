@@ -89,8 +89,8 @@ class BackgroundReplicationTest {
 
     @Test
     void aCompletedBackupIsCopiedInTheBackgroundAndItsReplicaRestoresByteForByte() throws Exception {
-        StoreProcess primary = primary(dir.resolve("primary"));
         StoreProcess remote = started(StoreProcess.start(dir.resolve("remote")));
+        StoreProcess primary = primary(dir.resolve("primary"), remote.port());
         Path cfg = pluginConfig("repl", primary.port(), remote.port());
 
         Backup b = backup(cfg, new Timestamp("20261123101500"), "Success", 1);
@@ -106,8 +106,8 @@ class BackgroundReplicationTest {
 
     @Test
     void aFailedBackupOrOneWithoutAReportIsNotReplicated() throws Exception {
-        StoreProcess primary = primary(dir.resolve("primary"));
         StoreProcess remote = started(StoreProcess.start(dir.resolve("remote")));
+        StoreProcess primary = primary(dir.resolve("primary"), remote.port());
         Path cfg = pluginConfig("repl", primary.port(), remote.port());
 
         backup(cfg, new Timestamp("20261123101600"), "Failure", 2);
@@ -124,7 +124,7 @@ class BackgroundReplicationTest {
     void withTheRemoteDownJobsAreRetriedSurviveAKillNineOfThePrimaryAndCompleteOnceItIsUp() throws Exception {
         int remotePort = freePort();
         Path primaryHome = dir.resolve("primary");
-        StoreProcess primary = primary(primaryHome);
+        StoreProcess primary = primary(primaryHome, remotePort);
         Path cfg = pluginConfig("repl", primary.port(), remotePort);
 
         Backup first = backup(cfg, new Timestamp("20261123101800"), "Success", 4);
@@ -209,12 +209,16 @@ class BackgroundReplicationTest {
         }
     }
 
-    /** A primary store with retries every second or two, its config written as an operator would (hash from hash-password). */
-    private StoreProcess primary(Path home) throws Exception {
+    /**
+     * A primary store with retries every second or two that may copy to the store on {@code remotePort}, its config written as
+     * an operator would (hash from hash-password).
+     */
+    private StoreProcess primary(Path home, int remotePort) throws Exception {
         String hash = admin(home, 0, "hash-password").strip();
         Path config = home.resolve(".gpdedup/store.yaml");
         Files.createDirectories(config.getParent());
         Files.writeString(config, "data-dir: data\nmetrics-port: 0\nreplication-retry-seconds: 1\nreplication-retry-max-seconds: 2\n"
+                + "replication-targets:\n  dr:\n    host: 127.0.0.1\n    port: " + remotePort + "\n    tls: false\n"
                 + "units:\n  " + StoreProcess.DEMO_UNIT + ":\n    users:\n      " + StoreProcess.DEMO_USER + ": " + hash + "\n");
         return started(StoreProcess.start(home, List.of("--port", "0")));
     }

@@ -29,7 +29,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code dist/bin/gpbackup_dedup_plugin}, each its own process, {@code GPDEDUP_AGENT=off} so each
  * logs in) made while the guessing goes on are refused at once with "login throttled" (not a
  * handshake timeout), exit non-zero and store nothing; the first call after it backs up and
- * restores byte for byte.
+ * restores byte for byte, at once or once the wait its refusal names is over.
  */
 @Timeout(300)
 class LoginThrottleExecutablesTest {
@@ -48,6 +51,7 @@ class LoginThrottleExecutablesTest {
     private static final int GUESSERS = 8;
     private static final int MIN_GUESSES = 200;
     private static final int CALLS_DURING = 3;
+    private static final Pattern TRY_AGAIN = Pattern.compile("login throttled: .*; try again in (\\d+) s");
 
     @TempDir
     Path dir;
@@ -91,7 +95,16 @@ class LoginThrottleExecutablesTest {
             }
             long t0 = System.nanoTime();
             byte[] data = SeededBytes.array(99, 1_000_000);
-            plugin.run(new ByteArrayInputStream(data), "backup_data", cfg.toString(), key(99)).assertSucceeded();
+            CallResult first = plugin.run(new ByteArrayInputStream(data), "backup_data", cfg.toString(), key(99));
+            String waited = "";
+            if (first.exitCode() != 0) {
+                // The last guesses' delays may still run: the refusal says how long, and after that the right password gets in.
+                Matcher m = TRY_AGAIN.matcher(first.stderr());
+                assertTrue(m.find(), first.toString());
+                waited = " after waiting the " + m.group(1) + " s its refusal named";
+                TimeUnit.SECONDS.sleep(Long.parseLong(m.group(1)) + 1);
+                plugin.run(new ByteArrayInputStream(data), "backup_data", cfg.toString(), key(99)).assertSucceeded();
+            }
             long afterMillis = (System.nanoTime() - t0) / 1_000_000;
             assertArrayEquals(data, plugin.run("restore_data", cfg.toString(), key(99)).assertSucceeded().stdout());
 
@@ -109,10 +122,42 @@ class LoginThrottleExecutablesTest {
             }
             String message = during.stream().filter(r -> r.exitCode() != 0).map(r -> r.stderr().strip()).findFirst().orElse("");
             System.out.printf("wrong logins by %d guessers: %s; %d of %d plugin calls during the guessing refused: %s; the first call after"
-                    + " it backed up and restored (backup took %d ms)%n", GUESSERS, outcomes, throttledCalls, during.size(), message, afterMillis);
+                    + " it backed up and restored%s (backup took %d ms)%n", GUESSERS, outcomes, throttledCalls, during.size(), message, waited, afterMillis);
             assertEquals(Set.of("AUTH_FAILED", "THROTTLED"), outcomes.keySet(), "how wrong logins were answered");
             assertTrue(outcomes.values().stream().mapToInt(Integer::intValue).sum() >= MIN_GUESSES, outcomes.toString());
             assertTrue(throttledCalls > 0, "no plugin call was throttled while guessing went on: " + during);
+        }
+    }
+
+    /**
+     * One user typing a wrong password again and again, one plugin call at a time: each call fails
+     * with one line, the first ones "authentication failed", then, once the store holds the user's
+     * logins back for longer than it holds the reply, "login throttled" and for how long: never
+     * the handshake timeout that a reply held back past the plugin's connect timeout (10 s) gave.
+     */
+    @Test
+    void aThrottledLoginIsReportedAsThrottledWithHowLong() throws Exception {
+        Path home = dir.resolve("store-home");
+        StoreProcess.writeConfig(home, "data-dir: data\n", PASSWORD, 1_000);
+        try (StoreProcess store = StoreProcess.start(home)) {
+            PluginShell plugin = new PluginShell(Dist.executable("gpbackup_dedup_plugin"), Files.createDirectories(dir.resolve("cwd")),
+                    Files.createDirectories(dir.resolve("home")), Map.of("GPDEDUP_AGENT", "off"));
+            Path cfg = DedupFixture.writeConfig(dir.resolve("wrong.yaml"), store.port(), "not-the-password", dir.resolve("logs"), "");
+            List<String> lines = new ArrayList<>();
+            // Held back 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 10, 10 s: the 7th and 8th went past the connect timeout.
+            for (int i = 0; i < 8; i++) {
+                CallResult r = plugin.run("restore_data", cfg.toString(), key(i));
+                assertTrue(r.exitCode() != 0, r.toString());
+                String err = r.stderr().strip();
+                assertEquals(1, err.lines().count(), err);
+                assertFalse(err.contains("handshake") || err.contains("Exception"), err);
+                lines.add(err);
+            }
+            assertTrue(lines.get(0).contains("authentication failed: wrong storage unit, user or password"), lines.get(0));
+            assertFalse(lines.get(0).contains("throttled"), "the first failures are held back in full: " + lines.get(0));
+            String last = lines.get(lines.size() - 1);
+            assertTrue(last.matches(".*login throttled: .* (are refused for the next|try again in) \\d+ s.*"), last);
+            System.out.println("8 wrong passwords in a row, the plugin's errors: first " + lines.get(0) + "; last " + last);
         }
     }
 

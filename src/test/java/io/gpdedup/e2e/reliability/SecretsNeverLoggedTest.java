@@ -88,7 +88,9 @@ class SecretsNeverLoggedTest {
         String[] hashParts = hash.split("\\$");
         assertEquals(4, hashParts.length, hash);
         Files.createDirectories(storeConfig.getParent());
-        String storeYaml = "metrics-port: 0\ndata-dir: data\nunits:\n  vault:\n    users:\n      keeper: " + hash + "\n";
+        int remotePort = freePort();
+        String storeYaml = "metrics-port: 0\ndata-dir: data\nunits:\n  vault:\n    users:\n      keeper: " + hash + "\n"
+                + "replication-targets:\n  dr:\n    host: 127.0.0.1\n    port: " + remotePort + "\n    tls: false\n";
         Files.writeString(storeConfig, storeYaml);
 
         Path encryptFile = secrets.resolve(".encrypt");
@@ -143,7 +145,7 @@ class SecretsNeverLoggedTest {
             Files.createDirectories(remoteHome.resolve(".gpdedup"));
             Files.writeString(remoteHome.resolve(".gpdedup/store.yaml"), "data-dir: data\nunits:\n  dr:\n    users:\n      dr-keeper: "
                     + remoteHashed.stdout().strip() + "\n");
-            remote = StoreProcess.start(remoteHome, List.of("--port", "0", "--metrics-port", "-1"));
+            remote = StoreProcess.start(remoteHome, List.of("--port", String.valueOf(remotePort), "--metrics-port", "-1"));
             remoteEncrypted = encrypt(plugin, forEncrypting, encryptFile, remotePassword);
             Map<String, String> replicating = new LinkedHashMap<>(Map.of("password", encrypted, "password_encryption", "\"on\"",
                     "gpbackup_dedup_plugin", clusterKey, "replication", "\"on\"", "remote_hostname", "127.0.0.1",
@@ -359,6 +361,12 @@ class SecretsNeverLoggedTest {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             return "";
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
         }
     }
 }

@@ -59,13 +59,15 @@ class OwnerOnlyFilesTest {
         Files.createDirectories(data);
         Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxr-xr-x"));
         String password = "not-the-demo-password";
-        StoreProcess.writeConfig(home, "data-dir: " + data + "\nlog-file: " + data.resolve("log").resolve("store.log") + "\n", password, 1_000);
+        int remotePort = closedPort();
+        StoreProcess.writeConfig(home, "data-dir: " + data + "\nlog-file: " + data.resolve("log").resolve("store.log") + "\n"
+                + "replication-targets:\n  dr:\n    host: 127.0.0.1\n    port: " + remotePort + "\n    tls: false\n", password, 1_000);
         StoreProcess store = StoreProcess.startUnderUmask(home, UMASK);
         try {
             backUpAndRestore(store.port(), StoreProcess.UNIT, StoreProcess.USER, password);
             // A job that cannot reach its remote stays queued in replication.json.
             try (StoreClient client = StoreClient.connect(ClientSettings.of("127.0.0.1", store.port(), StoreProcess.UNIT, StoreProcess.USER, password))) {
-                client.replicate("cluster1/", new ReplicaTarget("127.0.0.1", closedPort(), "dr", "copier", "dr/"), "remote-secret");
+                client.replicate("cluster1/", new ReplicaTarget("127.0.0.1", remotePort, "dr", "copier", "dr/"), "remote-secret");
             }
             assertTrue(Files.exists(data.resolve("store.port")), "the store's own port file");
             assertEquals(List.of(), looserThanOwnerOnly(data), "while serving");

@@ -24,8 +24,9 @@ import java.util.concurrent.ExecutionException;
  * decoded on the worker pool; each chunk's SHA-256 is checked before any of its bytes is written,
  * so a damaged chunk stops the restore with nothing unverified written. A damaged recipe is caught
  * by the chunk list SHA-256 the backup recorded, before anything is written; a recipe from before
- * that digest has its full restore checked against the stream's SHA-256 at the end instead. A
- * subset restore fetches only the chunks under its ranges.
+ * that digest has its full restore checked against the stream's SHA-256 at the end instead, and its
+ * subset restore reads and checks the whole stream first. A subset restore otherwise fetches only
+ * the chunks under its ranges.
  */
 public final class RestorePipeline {
     private final PipelineSettings settings;
@@ -38,10 +39,30 @@ public final class RestorePipeline {
 
     public void writeAll(Recipe recipe, OutputStream out, MemoryBudget.Stream stream) throws IOException {
         boolean listed = checkChunkList(recipe);
+        List<Piece> pieces = whole(recipe);
+        if (listed) {
+            // Every chunk is checked against its fingerprint and the list of fingerprints against its
+            // digest: together they prove the stream, so its bytes are not hashed a second time.
+            write(pieces, out, null, stream);
+            return;
+        }
+        MessageDigest streamHash = Fingerprint.newDigest();
+        write(pieces, out, streamHash, stream);
+        checkStreamHash(recipe, streamHash);
+    }
+
+    private static void checkStreamHash(Recipe recipe, MessageDigest streamHash) {
+        if (!MessageDigest.isEqual(streamHash.digest(), recipe.streamSha256())) {
+            throw new PluginException("restored stream does not match the SHA-256 recorded at backup: the recipe is damaged");
+        }
+    }
+
+    /** Every chunk of {@code recipe}, whole. */
+    private static List<Piece> whole(Recipe recipe) {
         List<ChunkRef> chunks = recipe.chunks();
         // A view, made piece by piece as the batches are fetched: a recipe of millions of chunks
         // stays the compact list it came as.
-        List<Piece> pieces = new AbstractList<>() {
+        return new AbstractList<>() {
             @Override
             public Piece get(int index) {
                 ChunkRef c = chunks.get(index);
@@ -53,17 +74,6 @@ public final class RestorePipeline {
                 return chunks.size();
             }
         };
-        if (listed) {
-            // Every chunk is checked against its fingerprint and the list of fingerprints against its
-            // digest: together they prove the stream, so its bytes are not hashed a second time.
-            write(pieces, out, null, stream);
-            return;
-        }
-        MessageDigest streamHash = Fingerprint.newDigest();
-        write(pieces, out, streamHash, stream);
-        if (!MessageDigest.isEqual(streamHash.digest(), recipe.streamSha256())) {
-            throw new PluginException("restored stream does not match the SHA-256 recorded at backup: the recipe is damaged");
-        }
     }
 
     /** False for a recipe without a chunk list digest; fails, before anything is written, on one that does not match. */
@@ -78,7 +88,13 @@ public final class RestorePipeline {
     }
 
     public void writeRanges(Recipe recipe, ByteRanges ranges, OutputStream out, MemoryBudget.Stream stream) throws IOException {
-        checkChunkList(recipe);
+        if (!checkChunkList(recipe)) {
+            // A recipe from before the chunk list digest: only the whole stream's SHA-256 can prove its
+            // list, so the whole stream is read and checked before a byte of the ranges is written.
+            MessageDigest streamHash = Fingerprint.newDigest();
+            write(whole(recipe), OutputStream.nullOutputStream(), streamHash, stream);
+            checkStreamHash(recipe, streamHash);
+        }
         List<ChunkRef> chunks = recipe.chunks();
         long[] starts = new long[chunks.size() + 1];
         for (int i = 0; i < chunks.size(); i++) {

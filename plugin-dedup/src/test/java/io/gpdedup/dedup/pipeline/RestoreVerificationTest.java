@@ -158,4 +158,43 @@ class RestoreVerificationTest {
         assertEquals(data.length, out.size());
         assertTrue(!Arrays.equals(data, out.toByteArray()));
     }
+
+    @Test
+    void aSubsetOfARecipeWithoutTheDigestIsCheckedByItsStreamHashBeforeAnythingIsWritten() throws Exception {
+        Recipe stored = backup();
+        Recipe old = new Recipe(stored.chunks(), stored.totalLength(), Fingerprint.newDigest().digest(data));
+        ByteRanges ranges = ByteRanges.of(100_000, 200_000);
+        try (MemoryBudget.Stream stream = settings.admitRestore()) {
+            RestorePipeline restore = new RestorePipeline(settings, client);
+            ByteArrayOutputStream intact = new ByteArrayOutputStream();
+            restore.writeRanges(old, ranges, intact, stream);
+            assertArrayEquals(Arrays.copyOfRange(data, 100_000, 200_000), intact.toByteArray(), "an intact list restores its range");
+
+            // Swapped chunks of equal length, both outside the range: the range alone would look right.
+            Recipe damaged = new Recipe(swappedPastEnd(old, 200_000), old.totalLength(), old.streamSha256());
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            PluginException e = assertThrows(PluginException.class, () -> restore.writeRanges(damaged, ranges, out, stream));
+            assertTrue(e.getMessage().contains("does not match the SHA-256 recorded at backup"), e.getMessage());
+            assertEquals(0, out.size(), "nothing of a range is written from an unproven chunk list");
+        }
+    }
+
+    /** Two chunks wholly after byte {@code from} swapped, so the stream before them is unchanged. */
+    private static List<ChunkRef> swappedPastEnd(Recipe r, long from) {
+        List<ChunkRef> refs = new ArrayList<>(r.chunks());
+        long pos = 0;
+        int a = -1;
+        for (int i = 0; i < refs.size(); i++) {
+            if (pos >= from && a < 0) {
+                a = i;
+            }
+            pos += refs.get(i).length();
+        }
+        int b = refs.size() - 1;
+        assertTrue(a >= 0 && a < b && !refs.get(a).fingerprint().equals(refs.get(b).fingerprint()), "the backup has chunks past the range");
+        ChunkRef ca = refs.get(a);
+        refs.set(a, refs.get(b));
+        refs.set(b, ca);
+        return refs;
+    }
 }

@@ -79,7 +79,7 @@ final class Connection implements AutoCloseable {
         this.peer = peer;
         this.readTimeoutNanos = readTimeoutNanos;
         this.version = hello.version();
-        this.maxFrame = hello.maxFrameLength();
+        this.maxFrame = maxFrameFrom(hello);
         this.maxBatch = hello.maxBatch();
         this.keepAliveNanos = Math.max(MIN_KEEPALIVE_NANOS, idleTimeout.toNanos() / 4);
         this.reader = new Thread(this::readLoop, "gpdedup-store-reader " + peer);
@@ -132,7 +132,7 @@ final class Connection implements AutoCloseable {
                 throw new StoreClientException(peer + " answered HELLO with " + hello.type() + ": is it a gpdedup-store?");
             }
             write(out, Frame.of(AUTH_ID, new Request.Auth(s.unit(), s.user(), s.password())));
-            Frame auth = readFrame(in, ok.maxFrameLength(), null);
+            Frame auth = readFrame(in, maxFrameFrom(ok), null);
             if (auth.message() instanceof Reply.Error e) {
                 if (e.code() == ErrorCode.AUTH_FAILED) {
                     throw new StoreAuthException("gpdedup-store at " + peer + " refused user '" + s.user() + "' on storage unit '"
@@ -146,7 +146,7 @@ final class Connection implements AutoCloseable {
             Duration idleTimeout = ASSUMED_IDLE_TIMEOUT;
             if (ok.version() >= ProtocolVersions.V3) {
                 write(out, Frame.of(SETTINGS_ID, new Request.GetSettings()));
-                Frame settings = readFrame(in, ok.maxFrameLength(), null);
+                Frame settings = readFrame(in, maxFrameFrom(ok), null);
                 if (!(settings.message() instanceof Reply.Settings reply) || settings.requestId() != SETTINGS_ID) {
                     throw new StoreClientException(peer + " answered SETTINGS with " + settings.type());
                 }
@@ -170,6 +170,15 @@ final class Connection implements AutoCloseable {
             closeQuietly(socket);
             throw new StoreConnectException("connection to gpdedup-store at " + peer + " failed: " + reason(e), e);
         }
+    }
+
+    /**
+     * The longest frame taken from this server: what it announced, but never more than
+     * {@link FrameCodec#LARGEST_MAX_FRAME}, so a hostile or broken server cannot make the client
+     * set aside gigabytes for one frame.
+     */
+    private static int maxFrameFrom(Reply.HelloOk hello) {
+        return Math.min(hello.maxFrameLength(), FrameCodec.LARGEST_MAX_FRAME);
     }
 
     /**
@@ -289,8 +298,13 @@ final class Connection implements AutoCloseable {
         byte[] len = new byte[FrameCodec.LENGTH_FIELD];
         readFully(in, len, onTimeout);
         long length = ByteBuffer.wrap(len).getInt() & 0xffffffffL;
-        if (length < FrameCodec.HEADER || length > maxFrame) {
-            throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "frame length " + length + " outside " + FrameCodec.HEADER + ".." + maxFrame);
+        if (length < FrameCodec.HEADER) {
+            throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "frame length " + length + " is below " + FrameCodec.HEADER);
+        }
+        if (length > maxFrame) {
+            // Refused before a byte of it is read or any memory set aside for it.
+            throw new StoreProtocolException(ErrorCode.FRAME_TOO_LARGE, "a frame of " + length + " bytes, above the " + maxFrame
+                    + " bytes this client takes");
         }
         byte[] body = new byte[(int) length];
         readFully(in, body, onTimeout);

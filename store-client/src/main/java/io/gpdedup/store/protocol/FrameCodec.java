@@ -17,6 +17,11 @@ public final class FrameCodec {
     /** The largest frame length a server accepts before the client has authenticated. */
     public static final int PRE_AUTH_MAX_FRAME = 4096;
     public static final int DEFAULT_MAX_FRAME = 16 << 20;
+    /**
+     * The largest max frame length a server may announce, and the most a client takes from a
+     * server whatever it announced: a frame is read whole into memory.
+     */
+    public static final int LARGEST_MAX_FRAME = 64 << 20;
     /** Bytes of one chunk ref (fingerprint and length) in a recipe. */
     public static final int REF_SIZE = Fingerprint.LENGTH + 4;
 

@@ -32,9 +32,24 @@ public final class OwnerOnly {
     private OwnerOnly() {
     }
 
-    /** Creates {@code dir} and any missing parent, each 0700. */
+    /**
+     * Creates {@code dir} and any missing parent, each 0700, and fsyncs the parent of each one it
+     * creates: a unit, its containers/ or recipes/ must not vanish in a crash after the files in
+     * them were made durable.
+     */
     public static Path createDirectories(Path dir) throws IOException {
-        return Files.createDirectories(dir, DIRECTORY);
+        Path absolute = dir.toAbsolutePath();
+        Path existing = absolute;
+        while (existing != null && !Files.isDirectory(existing)) {
+            existing = existing.getParent();
+        }
+        Files.createDirectories(dir, DIRECTORY);
+        if (existing != null && !existing.equals(absolute)) {
+            for (Path p = absolute; !p.equals(existing); p = p.getParent()) {
+                FileSync.syncDirectory(p.getParent());
+            }
+        }
+        return dir;
     }
 
     /** Opens {@code file} with {@code options}; one that CREATE or CREATE_NEW makes is 0600. */

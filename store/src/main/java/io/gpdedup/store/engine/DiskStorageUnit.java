@@ -68,7 +68,11 @@ final class DiskStorageUnit implements StorageUnit {
     private final AtomicLong commitIds = new AtomicLong();
     private final AtomicLong newChunksOffered = new AtomicLong();
     private final List<String> recoveryProblems = new CopyOnWriteArrayList<>();
-    /** The containers this unit was opened with, and until when collection keeps their chunks (reconnect grace). */
+    /**
+     * The containers this unit was opened with, and until when collection keeps their chunks
+     * (reconnect grace); a container their records were moved to by recompression or collection
+     * joins them (added under writeLock).
+     */
     private final Set<Integer> containersAtOpen;
     private final long keepThemUntilNanos;
     /**
@@ -95,7 +99,7 @@ final class DiskStorageUnit implements StorageUnit {
         this.onClose = onClose;
         this.recoveryProblems.addAll(problems);
         this.committer = new GroupCommitter(name, containers, catalog, this::saveIndexIfBehind);
-        this.containersAtOpen = new HashSet<>();
+        this.containersAtOpen = ConcurrentHashMap.newKeySet();
         containers.all().forEach(c -> containersAtOpen.add(c.id()));
         this.keepThemUntilNanos = System.nanoTime() + settings.reconnectGrace().toNanos();
     }
@@ -513,6 +517,17 @@ final class DiskStorageUnit implements StorageUnit {
                 + " containers it was opened with for " + (left / 1_000_000_000L + 1) + " s more (reconnect grace:"
                 + " backups interrupted by the restart may still reconnect)");
         return containersAtOpen;
+    }
+
+    /**
+     * Called under the write lock by whatever moves records of container {@code from} into
+     * container {@code to} within the reconnect grace: the grace follows them, so a backup the
+     * restart interrupted still finds its chunks when it reconnects, wherever they were moved.
+     */
+    void carryGrace(int from, int to) {
+        if (containersAtOpen.contains(from) && keepThemUntilNanos - System.nanoTime() > 0) {
+            containersAtOpen.add(to);
+        }
     }
 
     @Override

@@ -161,6 +161,7 @@ final class GarbageCollector {
                     written.add(out);
                 }
                 long at = out.append(rec);
+                unit.carryGrace(c.id(), out.id());
                 reclaimed -= rec.length;
                 moves.add(new Move(fp, out.id(), at, rec.length));
                 batchBytes += rec.length;

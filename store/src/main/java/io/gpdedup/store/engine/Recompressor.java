@@ -181,6 +181,7 @@ final class Recompressor {
             containers.remove(List.of(out.id()));
             throw e;
         }
+        unit.carryGrace(id, out.id());
         long written = 0;
         for (int i = 0; i < kept.size(); i++) {
             Planned p = kept.get(i);

@@ -1,6 +1,7 @@
 package io.gpdedup.store.replication;
 
 import io.gpdedup.store.client.BackupCopier;
+import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.StoreException;
 import io.gpdedup.store.protocol.ReplicaTarget;
@@ -17,6 +18,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -73,13 +75,18 @@ public final class ReplicationQueue implements MeterBinder, AutoCloseable {
      * @throws IOException if the saved queue cannot be read (the message names the file, never its content)
      */
     public static ReplicationQueue start(Path dataDir, StoreEngine engine, ReplicationSettings settings) throws IOException {
+        return start(dataDir, engine, settings, StoreClient::connect);
+    }
+
+    static ReplicationQueue start(Path dataDir, StoreEngine engine, ReplicationSettings settings, ReplicationWorker.Connector connector)
+            throws IOException {
         JobFile file = new JobFile(dataDir);
         ReplicationQueue queue = new ReplicationQueue(file, settings, System::currentTimeMillis, file.load());
         long waiting = queue.jobs.values().stream().filter(j -> !j.finished()).count();
         if (waiting > 0) {
             LOG.log(System.Logger.Level.INFO, waiting + " replication jobs waiting in " + file.path());
         }
-        queue.worker = ReplicationWorker.start(queue, engine);
+        queue.worker = ReplicationWorker.start(queue, engine, connector);
         return queue;
     }
 
@@ -88,20 +95,32 @@ public final class ReplicationQueue implements MeterBinder, AutoCloseable {
      * of the same source to the same target that is still waiting is not queued twice: it takes the
      * new password and its id is returned.
      *
-     * @throws StoreException if the queue cannot be saved (the job is then not queued)
+     * @throws ReplicationRefusedException if the target is not one of the unit's replication targets
+     * @throws StoreException if the unit has as many jobs waiting as it may, or the queue cannot be saved (the job is then not queued)
      */
     public long enqueue(String unit, String source, ReplicaTarget target, String password) {
+        if (settings.target(unit, target.host(), target.port()).isEmpty()) {
+            throw new ReplicationRefusedException(settings.refusal(unit, target.host(), target.port()));
+        }
         lock.lock();
         try {
             if (closed) {
                 throw new StoreException("the store is stopping: replication not queued");
             }
+            int waiting = 0;
             for (Job j : jobs.values()) {
                 if (!j.finished() && j.sameCopy(unit, source, target)) {
                     j.password = password;
                     save("queueing " + j);
                     return j.id;
                 }
+                if (!j.finished() && j.unit.equals(unit)) {
+                    waiting++;
+                }
+            }
+            if (waiting >= settings.maxJobsPerUnit()) {
+                throw new StoreException("replication not queued: unit '" + unit + "' already has " + waiting
+                        + " replication jobs waiting, its limit (replication-max-jobs-per-unit); queue it again once some are done");
             }
             long now = clock.getAsLong();
             Job job = new Job(nextId++, unit, source, target, password, now);
@@ -158,6 +177,16 @@ public final class ReplicationQueue implements MeterBinder, AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Where a job's copy may go now: empty when the operator took its remote off the unit's replication targets. */
+    Optional<ReplicationTarget> target(Job job) {
+        return settings.target(job.unit, job.target.host(), job.target.port());
+    }
+
+    /** Why a job's remote is no longer allowed, as its error says. */
+    String refusal(Job job) {
+        return settings.refusal(job.unit, job.target.host(), job.target.port());
     }
 
     /** The password of a running job, for its login to the remote. */

@@ -25,20 +25,28 @@ import java.util.concurrent.TimeUnit;
 final class ReplicationWorker {
     private static final System.Logger LOG = System.getLogger(ReplicationWorker.class.getName());
 
+    /** How the worker logs in to a remote store; {@link StoreClient#connect} but in tests that make it fail. */
+    @FunctionalInterface
+    interface Connector {
+        StoreClient connect(ClientSettings settings);
+    }
+
     private final ReplicationQueue queue;
     private final StoreEngine engine;
+    private final Connector connector;
     private final Thread thread;
     private volatile StoreClient remote;
 
-    private ReplicationWorker(ReplicationQueue queue, StoreEngine engine) {
+    private ReplicationWorker(ReplicationQueue queue, StoreEngine engine, Connector connector) {
         this.queue = queue;
         this.engine = engine;
+        this.connector = connector;
         this.thread = new Thread(this::run, "store-replication");
         this.thread.setDaemon(true);
     }
 
-    static ReplicationWorker start(ReplicationQueue queue, StoreEngine engine) {
-        ReplicationWorker w = new ReplicationWorker(queue, engine);
+    static ReplicationWorker start(ReplicationQueue queue, StoreEngine engine, Connector connector) {
+        ReplicationWorker w = new ReplicationWorker(queue, engine, connector);
         w.thread.start();
         return w;
     }
@@ -56,9 +64,43 @@ final class ReplicationWorker {
     }
 
     private void work(Job job) {
+        try {
+            copy(job);
+        } catch (Throwable e) {
+            // Whatever went wrong (an Error too: out of memory, a bug), this job is over and the next ones still get worked.
+            try {
+                if (queue.isClosed()) {
+                    queue.stopped(job);
+                    return;
+                }
+                boolean permanent = e instanceof Error || e instanceof ReplicationException re && re.permanent();
+                String error = reason(e);
+                if (e instanceof Error || e.getMessage() == null) {
+                    LOG.log(System.Logger.Level.ERROR, job + " failed unexpectedly", e);
+                }
+                int attempt = job.attempts;
+                queue.failed(job, error, permanent);
+                LOG.log(System.Logger.Level.WARNING, job + " attempt " + attempt + " failed" + (permanent ? " for good" : "") + ": " + error);
+            } catch (Throwable again) {
+                LOG.log(System.Logger.Level.ERROR, job + ": recording its failure failed too", again);
+            }
+        } finally {
+            remote = null;
+        }
+    }
+
+    private void copy(Job job) {
         ReplicaTarget t = job.target;
-        ClientSettings settings = ClientSettings.of(t.host(), t.port(), t.unit(), t.user(), queue.password(job));
-        try (StoreClient client = StoreClient.connect(settings)) {
+        Optional<ReplicationTarget> allowed = queue.target(job);
+        if (allowed.isEmpty()) {
+            // Queued while allowed, then the operator took the remote off the list: it is never connected to again.
+            String error = queue.refusal(job);
+            queue.failed(job, error, true);
+            LOG.log(System.Logger.Level.WARNING, job + " failed for good: " + error);
+            return;
+        }
+        ClientSettings settings = ClientSettings.of(t.host(), t.port(), t.unit(), t.user(), queue.password(job)).withTls(allowed.get().tls());
+        try (StoreClient client = connector.connect(settings)) {
             remote = client;
             if (queue.isClosed()) {
                 queue.stopped(job);
@@ -69,23 +111,18 @@ final class ReplicationWorker {
             queue.done(job, r);
             LOG.log(System.Logger.Level.INFO, job + " done: " + r.objects() + " objects (" + r.unchanged() + " already there), "
                     + r.chunksSent() + " of " + r.chunks() + " chunks sent (" + r.bytesSent() + " bytes)");
-        } catch (RuntimeException e) {
-            if (queue.isClosed()) {
-                queue.stopped(job);
-                return;
-            }
-            boolean permanent = e instanceof ReplicationException re && re.permanent();
-            String error = e.getMessage();
-            if (error == null) {
-                LOG.log(System.Logger.Level.ERROR, job + " failed unexpectedly", e);
-                error = "unexpected failure in the store (its log has the details)";
-            }
-            int attempt = job.attempts;
-            queue.failed(job, error, permanent);
-            LOG.log(System.Logger.Level.WARNING, job + " attempt " + attempt + " failed" + (permanent ? " for good" : "") + ": " + error);
-        } finally {
-            remote = null;
         }
+    }
+
+    /** A failure as the job's status shows it: its own words, never a class name. */
+    private static String reason(Throwable e) {
+        if (e instanceof OutOfMemoryError) {
+            return "the store ran out of memory while copying (its log has the details)";
+        }
+        if (e instanceof Error || e.getMessage() == null || e.getMessage().isBlank()) {
+            return "unexpected failure in the store (its log has the details)";
+        }
+        return e.getMessage();
     }
 
     /**

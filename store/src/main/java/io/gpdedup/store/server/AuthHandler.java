@@ -17,12 +17,18 @@ import java.util.concurrent.TimeUnit;
 /**
  * AUTH: asks the {@link LoginThrottle} whether the attempt may be checked now (if not, answers
  * {@code THROTTLED} at once), checks the password (PBKDF2, on the engine executor: it is slow on
- * purpose), holds a failure's reply back as the throttle says; on success binds the connection to
- * its storage unit by putting a {@link StoreHandler} in its place. Nothing but AUTH is accepted
- * before that.
+ * purpose), keeps a failed attempt in flight as long as the throttle says and holds its reply back
+ * for as much of that as a client waits; on success binds the connection to its storage unit by
+ * putting a {@link StoreHandler} in its place. Nothing but AUTH is accepted before that.
  */
 final class AuthHandler extends ChannelInboundHandlerAdapter {
     private static final System.Logger LOG = System.getLogger(AuthHandler.class.getName());
+    /**
+     * The longest a failure's reply is held back, well within any client's handshake timeout: the
+     * attempt still counts as in flight for the throttle's whole delay, so the next guess waits as
+     * long, and the client learns why it must instead of timing out.
+     */
+    static final long MAX_HOLD_BACK_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final ServerContext server;
     private final ConnectionLimiter.Admission admission;
@@ -87,11 +93,25 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
             long delay = ticket.failed();
             // The unit, user and remote address may be logged; the password never is.
             LOG.log(System.Logger.Level.WARNING, "login failed: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress());
-            // The attempt stays in flight until its reply is out, even if the client hangs up meanwhile.
+            long holdBack = Math.min(delay, MAX_HOLD_BACK_NANOS);
+            String message = "authentication failed: wrong storage unit, user or password";
+            if (delay > holdBack) {
+                long seconds = (delay + 999_999_999L) / 1_000_000_000L;
+                message += "; login throttled: logins of user '" + auth.user() + "' from " + from.getHostAddress()
+                        + " are refused for the next " + seconds + " s";
+            }
+            String reply = message;
+            // The attempt stays in flight for the whole delay, even if the client hangs up meanwhile; when the reply
+            // is held back that long, it is released first, so the client's next attempt is checked.
             ctx.executor().schedule(() -> {
-                ticket.release();
-                ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.AUTH_FAILED, "authentication failed: wrong storage unit, user or password");
-            }, delay, TimeUnit.NANOSECONDS);
+                if (holdBack == delay) {
+                    ticket.release();
+                }
+                ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.AUTH_FAILED, reply);
+            }, holdBack, TimeUnit.NANOSECONDS);
+            if (holdBack < delay) {
+                ctx.executor().schedule(ticket::release, delay, TimeUnit.NANOSECONDS);
+            }
             return;
         }
         ticket.succeeded();

@@ -13,13 +13,13 @@ import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.replication.ReplicationSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
@@ -56,6 +56,8 @@ public final class ConfigLoader {
         @JsonProperty("replication-retry-seconds") Integer replicationRetrySeconds;
         @JsonProperty("replication-retry-max-seconds") Integer replicationRetryMaxSeconds;
         @JsonProperty("replication-max-attempts") Integer replicationMaxAttempts;
+        @JsonProperty("replication-max-jobs-per-unit") Integer replicationMaxJobsPerUnit;
+        @JsonProperty("replication-targets") Map<String, ReplicationSection.TargetFile> replicationTargets;
         @JsonProperty("login-timeout-seconds") Integer loginTimeoutSeconds;
         @JsonProperty("max-connections") Integer maxConnections;
         @JsonProperty("max-connections-per-address") Integer maxConnectionsPerAddress;
@@ -156,7 +158,7 @@ public final class ConfigLoader {
                     tls(f, source, base),
                     or(f.unitCapacityBytes, 0L),
                     f.verifyOnPut == null ? PutVerification.SAMPLE : PutVerification.parse(f.verifyOnPut),
-                    replication(f),
+                    ReplicationSection.parse(f, source, base),
                     new ConnectionLimits(
                             f.loginTimeoutSeconds == null ? ConnectionLimits.DEFAULT_LOGIN_TIMEOUT : Duration.ofSeconds(f.loginTimeoutSeconds),
                             or(f.maxConnections, ConnectionLimits.AUTO),
@@ -229,14 +231,6 @@ public final class ConfigLoader {
                 f.gcIntervalSeconds == null ? d.interval() : Duration.ofSeconds(f.gcIntervalSeconds));
     }
 
-    private static ReplicationSettings replication(ConfigFile f) {
-        ReplicationSettings d = ReplicationSettings.DEFAULT;
-        return new ReplicationSettings(
-                f.replicationRetrySeconds == null ? d.retryDelay() : Duration.ofSeconds(f.replicationRetrySeconds),
-                f.replicationRetryMaxSeconds == null ? d.maxRetryDelay() : Duration.ofSeconds(f.replicationRetryMaxSeconds),
-                or(f.replicationMaxAttempts, d.maxAttempts()));
-    }
-
     private static io.gpdedup.store.tls.TlsSettings tls(ConfigFile f, String source, Path base) {
         if (f.tlsCert == null && f.tlsKey == null) {
             if (Boolean.TRUE.equals(f.tlsRequired)) {
@@ -301,6 +295,12 @@ public final class ConfigLoader {
         }
         if (type == RetentionLockFile.class) {
             return "a mapping with 'mode' and 'days'";
+        }
+        if (type == ReplicationSection.TargetFile.class) {
+            return "a mapping with 'host' and optionally 'port', 'tls', 'tls-ca-file' and 'units'";
+        }
+        if (type == List.class) {
+            return "a list";
         }
         if (type == StorageSection.StorageFile.class) {
             return "a mapping with 'type' and, for s3, 'bucket'";

@@ -20,7 +20,7 @@ import java.util.Map;
  * @param tls TLS certificate, key and whether plain text is refused; null: plain TCP only
  * @param unitCapacityBytes most container bytes each storage unit may hold; 0 = unlimited
  * @param verifyOnPut which uploaded chunks the store decodes and re-hashes before keeping them
- * @param replication how the background copies to other stores are retried
+ * @param replication the stores units may copy backups to, and how those background copies are retried
  * @param connectionLimits login timeout, connection caps and pending logins
  * @param diskReserveBytes free space new chunk data must leave on the data directory's file system; 0 = none
  *     (with a bucket: on the cache directory's)
@@ -81,6 +81,10 @@ public record StoreConfig(
         }
         if (maxFrameBytes < MIN_MAX_FRAME_BYTES) {
             throw new IllegalArgumentException("max-frame-bytes " + maxFrameBytes + " is below " + MIN_MAX_FRAME_BYTES);
+        }
+        if (maxFrameBytes > FrameCodec.LARGEST_MAX_FRAME) {
+            // Clients take no longer frame than this, whatever a server announces.
+            throw new IllegalArgumentException("max-frame-bytes " + maxFrameBytes + " is above " + FrameCodec.LARGEST_MAX_FRAME);
         }
         if (maxBatch < 1) {
             throw new IllegalArgumentException("max-batch " + maxBatch + " is below 1");
@@ -207,7 +211,7 @@ public record StoreConfig(
                 + (tls == null ? "" : ", tls-cert=" + tls.certFile() + ", tls-required=" + tls.required())
                 + (unitCapacityBytes == 0 ? "" : ", unit-capacity-bytes=" + unitCapacityBytes)
                 + ", verify-on-put=" + verifyOnPut + ", replication-retry=" + replication.retryDelay() + ".." + replication.maxRetryDelay()
-                + " x" + replication.maxAttempts() + ", " + connectionLimits + ", disk-reserve-bytes=" + diskReserveBytes
+                + " x" + replication.maxAttempts() + ", replication-targets=" + replication.targets() + ", " + connectionLimits + ", disk-reserve-bytes=" + diskReserveBytes
                 + ", reconnect-grace=" + reconnectGrace + ", gc-after-delete=" + gc.afterDelete() + " (max " + gc.maxDelay() + ")"
                 + ", gc-interval=" + gc.interval() + ", recompress-level=" + recompress.level() + " (after " + recompress.afterIdle()
                 + " idle), log=" + log + "]";

@@ -17,6 +17,7 @@ import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.ReplyParts;
 import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.replication.ReplicationQueue;
+import io.gpdedup.store.replication.ReplicationRefusedException;
 import io.gpdedup.store.report.VerifyReport;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -332,7 +333,7 @@ final class StoreRequests {
         if (e instanceof ObjectExistsException) {
             return new Reply.Error(ErrorCode.EXISTS, message(e));
         }
-        if (e instanceof ForbiddenException) {
+        if (e instanceof ForbiddenException || e instanceof ReplicationRefusedException) {
             return new Reply.Error(ErrorCode.FORBIDDEN, message(e));
         }
         if (e instanceof StoreException) {

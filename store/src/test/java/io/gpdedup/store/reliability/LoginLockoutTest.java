@@ -20,6 +20,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * 200 wrong logins from the backup host's own address, 8 at a time, must not lock the host out:
  * every one is answered (a held-back AUTH_FAILED, or at once THROTTLED "login throttled" when the
  * same user and address already has an attempt in flight), and then the right password, with the
- * client's normal timeouts, logs in and serves a backup and a restore.
+ * client's normal timeouts, logs in (at once, or once the wait its refusal names is over) and
+ * serves a backup and a restore.
  */
 @Timeout(300)
 class LoginLockoutTest {
@@ -80,7 +83,7 @@ class LoginLockoutTest {
 
             long r0 = System.nanoTime();
             byte[] data = ObjectIo.random(7, 300_000);
-            try (StoreClient client = StoreClient.connect(right)) {
+            try (StoreClient client = loginOnceTheRefusalAllows(right)) {
                 long loginMillis = (System.nanoTime() - r0) / 1_000_000;
                 ObjectIo.write(client, "after-the-guessing", data, 16_384);
                 assertArrayEquals(data, ObjectIo.read(client, "after-the-guessing"));
@@ -95,6 +98,22 @@ class LoginLockoutTest {
                 assertTrue(m.contains("refused the login: login throttled: too many failed logins for user '" + StoreFixture.USER_A
                         + "' from 127.0.0.1; try again in "), m);
             }
+        }
+    }
+
+    /**
+     * The right password: at once, or, while the last guesses' delays still run, refused with
+     * "try again in N s" and then let in once those N s are over.
+     */
+    private static StoreClient loginOnceTheRefusalAllows(ClientSettings right) throws InterruptedException {
+        try {
+            return StoreClient.connect(right);
+        } catch (StoreServerException e) {
+            assertEquals(ErrorCode.THROTTLED, e.code(), e.getMessage());
+            Matcher m = Pattern.compile("try again in (\\d+) s").matcher(e.getMessage());
+            assertTrue(m.find(), e.getMessage());
+            TimeUnit.SECONDS.sleep(Long.parseLong(m.group(1)) + 1);
+            return StoreClient.connect(right);
         }
     }
 }

@@ -22,7 +22,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,11 +38,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class ReplicationQueueTest {
-    private static final String SOURCE = "cluster1/backups/20261123/20261123045500/";
+    static final String SOURCE = "cluster1/backups/20261123/20261123045500/";
     private static final String TARGET = "dr/cluster1/backups/20261123/20261123045500/";
     private static final Duration PATIENCE = Duration.ofSeconds(120);
     /** Retries every second or two, so a test that waits for one does not wait for minutes. */
-    private static final ReplicationSettings QUICK = new ReplicationSettings(Duration.ofSeconds(1), Duration.ofSeconds(2), 1000);
+    static final ReplicationSettings QUICK = new ReplicationSettings(Duration.ofSeconds(1), Duration.ofSeconds(2), 1000);
 
     @TempDir
     Path dir;
@@ -51,20 +53,26 @@ class ReplicationQueueTest {
         stores.forEach(StoreFixture::close);
     }
 
-    private StoreFixture start(String name, int port) {
-        StoreFixture s = StoreFixture.start(dir.resolve(name), c -> c.withPort(port).withReplication(QUICK), e -> e);
+    private StoreFixture start(String name, int port, int... remotePorts) {
+        StoreFixture s = StoreFixture.start(dir.resolve(name), c -> c.withPort(port).withReplication(QUICK.withTargets(targets(remotePorts))),
+                e -> e);
         stores.add(s);
         return s;
     }
 
-    private static ReplicaTarget target(int port) {
+    /** Plain-TCP targets on loopback, one per port, for every unit. */
+    static List<ReplicationTarget> targets(int... ports) {
+        return Arrays.stream(ports).mapToObj(p -> new ReplicationTarget("dr-" + p, "127.0.0.1", p, null, Set.of())).toList();
+    }
+
+    static ReplicaTarget target(int port) {
         return new ReplicaTarget("127.0.0.1", port, StoreFixture.UNIT_B, StoreFixture.USER_B, TARGET);
     }
 
     @Test
     void aQueuedCopyReachesTheRemoteChunkForChunk() throws Exception {
-        StoreFixture primary = start("primary", 0);
         StoreFixture remote = start("remote", 0);
+        StoreFixture primary = start("primary", 0, remote.port());
         byte[] a = ObjectIo.random(1, 700_000);
         byte[] b = ObjectIo.random(2, 300_000);
         try (StoreClient p = primary.connectA()) {
@@ -97,7 +105,7 @@ class ReplicationQueueTest {
     @Test
     void aRemoteThatIsDownIsRetriedUntilItIsUpAndTheQueueOutlivesARestart() throws Exception {
         int remotePort = freePort();
-        StoreFixture primary = start("primary", 0);
+        StoreFixture primary = start("primary", 0, remotePort);
         byte[] a = ObjectIo.random(3, 400_000);
         long id;
         try (StoreClient p = primary.connectA()) {
@@ -114,7 +122,7 @@ class ReplicationQueueTest {
 
         primary.close();
         stores.remove(primary);
-        StoreFixture restarted = start("primary", 0);
+        StoreFixture restarted = start("primary", 0, remotePort);
         StoreFixture remote = start("remote", remotePort);
         try (StoreClient p = restarted.connectA()) {
             ReplicationJobStatus done = awaitJob(p, id, j -> j.state() == State.DONE);
@@ -128,8 +136,8 @@ class ReplicationQueueTest {
 
     @Test
     void otherDataUnderTheTargetNamesFailsTheJobForGood() throws Exception {
-        StoreFixture primary = start("primary", 0);
         StoreFixture remote = start("remote", 0);
+        StoreFixture primary = start("primary", 0, remote.port());
         try (StoreClient p = primary.connectA(); StoreClient r = remote.connectB()) {
             ObjectIo.write(p, SOURCE + "gpbackup_0_20261123045500_16384", ObjectIo.random(4, 100_000), 65_536);
             ObjectIo.write(r, TARGET + "gpbackup_0_20261123045500_16384", ObjectIo.random(5, 100_000), 65_536);
@@ -142,8 +150,8 @@ class ReplicationQueueTest {
 
     @Test
     void nothingToCopyIsRefusedAtOnce() throws IOException {
-        StoreFixture primary = start("primary", 0);
         int port = freePort();
+        StoreFixture primary = start("primary", 0, port);
         try (StoreClient p = primary.connectA()) {
             StoreServerException e = assertThrows(StoreServerException.class, () -> p.replicate(SOURCE, target(port), StoreFixture.PASSWORD_B));
             assertEquals(ErrorCode.BAD_REQUEST, e.code());
@@ -167,7 +175,7 @@ class ReplicationQueueTest {
         assertEquals(List.of(2L, 4L, 8L, 16L, 30L, 30L), List.of(1, 2, 3, 4, 5, 40).stream().map(n -> s.delayAfter(n).toSeconds()).toList());
     }
 
-    private static ReplicationJobStatus awaitJob(StoreClient client, long id, Predicate<ReplicationJobStatus> condition)
+    static ReplicationJobStatus awaitJob(StoreClient client, long id, Predicate<ReplicationJobStatus> condition)
             throws InterruptedException {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         ReplicationJobStatus last = null;
@@ -182,7 +190,7 @@ class ReplicationQueueTest {
         throw new AssertionError("job " + id + " did not get there within " + PATIENCE + "; last seen: " + last);
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
