@@ -1,10 +1,10 @@
 package io.gpdedup.store.crypt;
 
-import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.ContainerScanner;
 import io.gpdedup.store.container.FileSync;
+import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.RecordFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;

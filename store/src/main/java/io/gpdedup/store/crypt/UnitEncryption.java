@@ -1,12 +1,12 @@
 package io.gpdedup.store.crypt;
 
-import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
+import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.RecordFormat;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
