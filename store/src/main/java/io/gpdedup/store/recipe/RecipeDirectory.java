@@ -1,5 +1,6 @@
 package io.gpdedup.store.recipe;
 
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.container.FileSync;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -62,7 +63,7 @@ public final class RecipeDirectory implements RecipeStore {
     }
 
     @Override
-    public Staged stage(String name, long committedAtMillis, long length, byte[] bytes) throws IOException {
+    public Staged stage(String name, long committedAtMillis, long length, byte[] bytes, RetentionLock lock) throws IOException {
         Path temp = dir.resolve(ObjectName.fileName(name) + "." + tempSeq.incrementAndGet() + ".tmp");
         try {
             FileSync.writeAndSync(temp, bytes);
@@ -92,10 +93,11 @@ public final class RecipeDirectory implements RecipeStore {
     }
 
     @Override
-    public void delete(List<String> fileNames) throws IOException {
+    public List<String> delete(List<String> fileNames, boolean bypassGovernance) throws IOException {
         for (String f : fileNames) {
             Files.deleteIfExists(dir.resolve(f));
         }
         FileSync.syncDirectory(dir);
+        return List.of();
     }
 }

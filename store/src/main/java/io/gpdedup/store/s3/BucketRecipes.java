@@ -163,11 +163,14 @@ final class BucketRecipes implements RecipeStore {
     }
 
     @Override
-    public Staged stage(String name, long committedAtMillis, long length, byte[] bytes) throws IOException {
+    public Staged stage(String name, long committedAtMillis, long length, byte[] bytes, RetentionLock lock) throws IOException {
         lease.checkWritable();
+        if (lock.mode() != RetentionLock.Mode.NONE && !bucket.locks().enabled()) {
+            throw new IOException(ContainerLocks.withoutObjectLock(bucket.settings(), "'" + name + "' is to be " + lock.describe()));
+        }
         String file = ObjectName.fileName(name);
         forget(file);
-        String etag = bucket.put(keys.recipe(file), bytes);
+        String etag = bucket.put(keys.recipe(file), bytes, lock);
         remember(file, bytes);
         etags.put(file, etag != null ? etag : Bucket.md5Hex(bytes));
         return new Staged(name, null, length, committedAtMillis);
@@ -184,17 +187,23 @@ final class BucketRecipes implements RecipeStore {
     }
 
     @Override
-    public void delete(List<String> fileNames) throws IOException {
+    public List<String> delete(List<String> fileNames, boolean bypassGovernance) throws IOException {
         lease.checkWritable();
         List<String> keyList = new ArrayList<>();
         for (String f : fileNames) {
             keyList.add(keys.recipe(f));
             forget(f);
         }
-        bucket.deleteAll(keyList);
+        List<String> heldKeys = bucket.deleteAll(keyList, bypassGovernance);
+        List<String> kept = new ArrayList<>();
         for (String f : fileNames) {
-            etags.remove(f);
+            if (heldKeys.contains(keys.recipe(f))) {
+                kept.add(f);
+            } else {
+                etags.remove(f);
+            }
         }
+        return kept;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.StoreEngine;
@@ -100,7 +101,11 @@ public final class StoreService implements AutoCloseable {
             settings = settings.withCapacityBytes(config.unitCapacityBytes());
         }
         if (config.storage() != null) {
-            return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage()));
+            Map<String, CommitPolicy> locking = new java.util.HashMap<>();
+            for (String unit : config.units().keySet()) {
+                locking.put(unit, config.policy(unit).commits());
+            }
+            return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage(), locking));
         }
         return DiskStoreEngine.open(config.dataDir(), settings);
     }
