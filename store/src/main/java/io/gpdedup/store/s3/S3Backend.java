@@ -105,6 +105,20 @@ public final class S3Backend implements UnitBackend {
         }
     }
 
+    /**
+     * The checks of {@link #open} that write nothing, for a start to run before it touches its
+     * data directory: the bucket exists and the credentials reach it, and it has Object Lock when
+     * a unit in {@code locking} asks for a retention lock. A {@link BucketUnavailableException} says what is wrong.
+     */
+    public static void check(S3Settings s3, Map<String, CommitPolicy> locking) throws BucketUnavailableException {
+        try (Bucket bucket = Bucket.open(s3)) {
+            bucket.check();
+            requireObjectLock(bucket, locking);
+        } catch (BucketException e) {
+            throw new BucketUnavailableException("storage: " + e.getMessage(), e);
+        }
+    }
+
     /** One GetObjectLockConfiguration, only when some unit asks for a lock; names the first such unit's setting when the bucket lacks it. */
     private static void requireObjectLock(Bucket bucket, Map<String, CommitPolicy> locking) throws BucketException {
         String unit = locking.entrySet().stream().filter(e -> e.getValue().lockMode() != RetentionLock.Mode.NONE).map(Map.Entry::getKey)

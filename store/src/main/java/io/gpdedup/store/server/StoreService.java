@@ -105,6 +105,7 @@ public final class StoreService implements AutoCloseable {
             for (String unit : config.units().keySet()) {
                 locking.put(unit, config.policy(unit).commits());
             }
+            S3Backend.check(config.storage(), locking); // before the data directory is touched
             return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage(), locking));
         }
         return DiskStoreEngine.open(config.dataDir(), settings);
