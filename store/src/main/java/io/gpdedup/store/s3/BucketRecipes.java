@@ -165,12 +165,11 @@ final class BucketRecipes implements RecipeStore {
     @Override
     public Staged stage(String name, long committedAtMillis, long length, byte[] bytes, RetentionLock lock) throws IOException {
         lease.checkWritable();
-        if (lock.mode() != RetentionLock.Mode.NONE && !bucket.locks().enabled()) {
-            throw new IOException(ContainerLocks.withoutObjectLock(bucket.settings(), "'" + name + "' is to be " + lock.describe()));
-        }
         String file = ObjectName.fileName(name);
         forget(file);
-        String etag = bucket.put(keys.recipe(file), bytes, lock);
+        // Without Object Lock (allowed only while no unit's config asks for locks: a copy keeping its source's) the lock is the store's alone.
+        boolean held = lock.mode() != RetentionLock.Mode.NONE && bucket.locks().enabled();
+        String etag = bucket.put(keys.recipe(file), bytes, held ? lock : RetentionLock.NONE);
         remember(file, bytes);
         etags.put(file, etag != null ? etag : Bucket.md5Hex(bytes));
         return new Staged(name, null, length, committedAtMillis);

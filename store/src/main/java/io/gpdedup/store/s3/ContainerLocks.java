@@ -118,11 +118,12 @@ final class ContainerLocks {
     /**
      * Extends the retention of the containers (in the bucket) and their index objects to cover
      * {@code lock}, in parallel, skipping those known to be held long enough; returns once all are.
+     * Nothing to do in a bucket without Object Lock, which the start allows only when no unit's
+     * config asks for a lock.
      */
     void extend(Collection<Integer> ids, RetentionLock lock) throws IOException {
         if (!bucket.locks().enabled()) {
-            throw new IOException(withoutObjectLock(bucket.settings(), "an object of unit " + unit + " is to be locked ("
-                    + lock.mode().word() + ")"));
+            return; // a lock no unit's config asks for (a copy keeping its source's): the store's own only
         }
         RetentionLock wanted = throughDay(lock);
         List<CompletableFuture<Void>> pending = new ArrayList<>();

@@ -119,6 +119,11 @@ public final class S3Backend implements UnitBackend {
         }
     }
 
+    /** What a reload checks before it takes new unit settings: the bucket can hold every lock they ask for. */
+    public void checkLocking(Map<String, CommitPolicy> newLocking) throws BucketException {
+        requireObjectLock(bucket, newLocking);
+    }
+
     /** One GetObjectLockConfiguration, only when some unit asks for a lock; names the first such unit's setting when the bucket lacks it. */
     private static void requireObjectLock(Bucket bucket, Map<String, CommitPolicy> locking) throws BucketException {
         String unit = locking.entrySet().stream().filter(e -> e.getValue().lockMode() != RetentionLock.Mode.NONE).map(Map.Entry::getKey)

@@ -101,14 +101,19 @@ public final class StoreService implements AutoCloseable {
             settings = settings.withCapacityBytes(config.unitCapacityBytes());
         }
         if (config.storage() != null) {
-            Map<String, CommitPolicy> locking = new java.util.HashMap<>();
-            for (String unit : config.units().keySet()) {
-                locking.put(unit, config.policy(unit).commits());
-            }
-            S3Backend.check(config.storage(), locking); // before the data directory is touched
-            return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage(), locking));
+            S3Backend.check(config.storage(), locking(config)); // before the data directory is touched
+            return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage(), locking(config)));
         }
         return DiskStoreEngine.open(config.dataDir(), settings);
+    }
+
+    /** Each unit's commit policy: which of them ask for retention locks. */
+    private static Map<String, CommitPolicy> locking(StoreConfig config) {
+        Map<String, CommitPolicy> out = new java.util.HashMap<>();
+        for (String unit : config.units().keySet()) {
+            out.put(unit, config.policy(unit).commits());
+        }
+        return out;
     }
 
     private static String describe(StoreEngine engine) {
@@ -156,6 +161,9 @@ public final class StoreService implements AutoCloseable {
             return;
         }
         refuseDemoPasswordBeyondLoopback(config);
+        if (engine instanceof DiskStoreEngine d && d.backend() instanceof S3Backend bucket) {
+            bucket.checkLocking(locking(config)); // a lock the bucket cannot hold is refused here as at a start
+        }
         server.replaceUsers(config);
     }
 
