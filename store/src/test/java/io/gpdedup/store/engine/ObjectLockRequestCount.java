@@ -14,7 +14,7 @@ import java.util.TreeMap;
 /**
  * A measurement (not a test): the bucket requests of backups of a unit with a retention lock, in
  * a bucket with S3 Object Lock (moto's server), by step, from the store's RequestCounters, beside
- * the same steps in a unit without a lock: a first backup of N MiB (default 256) in 16 MiB
+ * the same steps in a unit without a lock on the same bucket and store: a first backup of N MiB (default 256) in 16 MiB
  * containers, a second backup of the same bytes the same day, and after a restart whose config
  * locks a day longer, a third one (every shared container extended); then the unlocked unit's
  * backups are deleted and collected.
@@ -36,13 +36,13 @@ public final class ObjectLockRequestCount {
         byte[] data = TestObjects.data(7, mib << 20, false);
         for (String unit : new String[] {"locked", "plain"}) {
             boolean locked = unit.equals("locked");
-            try (DiskStoreEngine engine = open(dir, "a-" + unit, settings, s3, locked ? 30 : 0)) {
+            try (DiskStoreEngine engine = open(dir, "a-" + unit, settings, s3, 30)) {
                 S3Backend b = (S3Backend) engine.backend();
                 StorageUnit u = engine.unit(unit);
                 step(b, unit + ": first backup", () -> backup(u, "db/1", data, locked ? 30 : 0));
                 step(b, unit + ": same bytes, same day", () -> backup(u, "db/2", data, locked ? 30 : 0));
             }
-            try (DiskStoreEngine engine = open(dir, "b-" + unit, settings, s3, locked ? 31 : 0)) {
+            try (DiskStoreEngine engine = open(dir, "b-" + unit, settings, s3, 31)) {
                 S3Backend b = (S3Backend) engine.backend();
                 StorageUnit u = engine.unit(unit);
                 step(b, unit + ": after a restart, a day longer", () -> backup(u, "db/3", data, locked ? 31 : 0));
@@ -57,8 +57,9 @@ public final class ObjectLockRequestCount {
         }
     }
 
+    /** One store config for both units: "locked" asks for {@code days}, "plain" for none. */
     private static DiskStoreEngine open(Path dir, String name, EngineSettings settings, S3Settings s3, int days) {
-        Map<String, CommitPolicy> locking = days == 0 ? Map.of() : Map.of("locked", policy(days));
+        Map<String, CommitPolicy> locking = Map.of("locked", policy(days));
         return DiskStoreEngine.open(dir.resolve(name), settings, S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache")), locking));
     }
 

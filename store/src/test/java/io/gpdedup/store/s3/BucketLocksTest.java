@@ -59,6 +59,8 @@ class BucketLocksTest {
 
             List<String> kept = bucket.deleteAll(List.of("held", "free"));
             assertEquals(List.of("held"), kept);
+            assertEquals(2, bucket.counters().of("ListObjectVersions"), bucket.counters().snapshot().toString());
+            assertEquals(3, bucket.counters().of("DeleteObject"), "each version of free, the one of held: " + bucket.counters().snapshot());
             assertEquals(1, bucket.counters().retainedDeletes());
             assertArrayEquals(new byte[] {1, 2, 3}, bucket.get("held").orElseThrow(), "still there, readable");
             assertTrue(bucket.get("free").isEmpty());
