@@ -332,33 +332,26 @@ public final class Bucket implements AutoCloseable {
     }
 
     /**
-     * Deletes an object. In a bucket with Object Lock (once {@link BucketLocks#enabled()} found
-     * it), every version of the key is deleted instead of adding a delete marker, so that its bytes
-     * are freed; false when the bucket refused a version its retention still holds (that version
-     * stays, and so does the key).
+     * Deletes an object that is never held by Object Lock (the lease, a checkpoint, a probe): in a
+     * versioned bucket this adds a delete marker, and the bucket's lifecycle rule frees the versions
+     * (docs/s3.md, section 7), rather than a request per version of a key rewritten every few seconds.
      */
-    public boolean delete(String key) throws BucketException {
-        return delete(key, false);
-    }
-
-    /** As {@link #delete(String)}; {@code bypassGovernance}: asks the bucket to delete versions under governance retention too. */
-    boolean delete(String key, boolean bypassGovernance) throws BucketException {
-        if (locks.versioned()) {
-            return locks.deleteVersions(key, bypassGovernance);
-        }
+    public void delete(String key) throws BucketException {
         try {
             s3.deleteObject(b -> b.bucket(settings.bucket()).key(fullKey(key)));
-            return true;
         } catch (SdkException e) {
             throw failure("delete " + key, e);
         }
     }
 
     /**
-     * Deletes the keys, a few at a time; a key that is already gone is no error. Returns the keys
-     * the bucket kept because their retention still holds ({@link #delete}), for a later attempt.
-     * One request per key rather than a multi-object delete: S3Proxy refuses the checksum header
-     * the SDK sends with the latter, and deletions are not billed.
+     * Deletes the keys (containers, index objects, recipes), a few at a time; a key that is
+     * already gone is no error. In a bucket with Object Lock (once {@link BucketLocks#enabled()}
+     * found it) every version of each key is deleted, not hidden behind a delete marker, so that
+     * its bytes are freed; the keys of which the bucket kept a version because its retention still
+     * holds are returned, for a later attempt. One request per key rather than a multi-object
+     * delete: S3Proxy refuses the checksum header the SDK sends with the latter, and deletions are
+     * not billed.
      */
     public List<String> deleteAll(Collection<String> keys) throws BucketException {
         return deleteAll(keys, false);
@@ -369,7 +362,13 @@ public final class Bucket implements AutoCloseable {
         List<String> order = new ArrayList<>(keys);
         List<Future<Boolean>> pending = new ArrayList<>();
         for (String k : order) {
-            pending.add(deleters.submit(() -> delete(k, bypassGovernance)));
+            pending.add(deleters.submit(() -> {
+                if (locks.versioned()) {
+                    return locks.deleteVersions(k, bypassGovernance);
+                }
+                delete(k);
+                return true;
+            }));
         }
         List<String> kept = new ArrayList<>();
         BucketException first = null;
