@@ -58,7 +58,12 @@ public final class MotoServer implements AutoCloseable {
             System.err.println("usage: MotoServer install");
             System.exit(2);
         }
-        System.out.println("moto " + VERSION + " in " + install());
+        try {
+            System.out.println("moto " + VERSION + " in " + install());
+        } catch (IOException e) {
+            System.err.println(e.getMessage());
+            System.exit(1);
+        }
     }
 
     /** One server for the whole test JVM, started on first use (installing moto first if needed). */
