@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.gpdedup.e2e.data.SeededBytes;
 import io.gpdedup.e2e.fixture.DedupFixture;
@@ -13,6 +14,7 @@ import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.HostAgents;
 import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.e2e.shell.CallResult;
+import io.gpdedup.e2e.shell.IgnoredSignals;
 import io.gpdedup.e2e.shell.PluginShell;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.testsupport.MotoServer;
@@ -148,6 +150,50 @@ class BucketObjectLockTest {
         }
     }
 
+    /** A reload that would lock a unit on a bucket without Object Lock is refused like such a start, and changes nothing. */
+    @Test
+    void aReloadThatLocksAUnitOnABucketWithoutObjectLockIsRefused() throws Exception {
+        assumeFalse(IgnoredSignals.ignores(ProcessHandle.current().pid(), IgnoredSignals.SIGHUP),
+                "SIGHUP is ignored in this process tree (nohup?), so the store would ignore it too");
+        home = dir.resolve("store-home");
+        bucket = MotoServer.shared().newBucket("e2e-nolock", false);
+        Path agentDir = dir.resolve("agent");
+        plugin = new PluginShell(Dist.executable(DedupFixture.EXECUTABLE), Files.createDirectories(dir.resolve("cwd")),
+                Files.createDirectories(dir.resolve("home")), Map.of("GPDEDUP_AGENT_DIR", agentDir.toString()));
+        writeStoreConfig(0);
+        try (StoreProcess store = StoreProcess.start(home, List.of("--port", "0", "--metrics-port", "-1")); S3Client raw = client()) {
+            port = store.port();
+            backUp("prod", TS1, SeededBytes.array(21, 200_000)).assertSucceeded();
+            writeStoreConfig(1);
+            Process kill = new ProcessBuilder("kill", "-HUP", String.valueOf(store.pid())).start();
+            assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -HUP failed");
+            String refused = "config reload from " + home.resolve(".gpdedup").resolve("store.yaml") + " failed, keeping the users as they were:"
+                    + " units.prod.retention-lock asks for governance locks of 1 days, but bucket " + bucket + " at "
+                    + MotoServer.shared().endpoint() + " does not have S3 Object Lock enabled";
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.readString(home.resolve("store.err")).contains(refused)) {
+                assertTrue(System.nanoTime() < deadline, () -> "no refusal in the log: " + readQuietly(home.resolve("store.err")));
+                Thread.sleep(100);
+            }
+            // Still unlocked: the next backup's objects carry no retention and go.
+            backUp("prod", TS2, SeededBytes.array(22, 200_000)).assertSucceeded();
+            for (String k : keys(raw, "site1/units/prod/")) {
+                assertNull(raw.headObject(b -> b.bucket(bucket).key(k)).objectLockMode(), k);
+            }
+            assertEquals(0, admin("prod").run("delete-backup", "--directory", "cluster1", TS2).exit());
+        } finally {
+            HostAgents.kill(agentDir);
+        }
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (java.io.IOException e) {
+            return "(" + e.getMessage() + ")";
+        }
+    }
+
     /**
      * The containers (and index objects) holding a unit's backup bytes: not the small one of the
      * plugin's chunking record, which a backup neither shares nor frees.
@@ -187,6 +233,7 @@ class BucketObjectLockTest {
                 .build();
     }
 
+    /** {@code days}: unit prod's retention lock, none for 0. */
     private void writeStoreConfig(int days) throws Exception {
         Files.createDirectories(home.resolve(".gpdedup"));
         String hash = PasswordHash.create(PW.toCharArray(), 1_000).encoded();
@@ -194,7 +241,7 @@ class BucketObjectLockTest {
                 + "storage:\n  type: s3\n  endpoint: " + MotoServer.shared().endpoint() + "\n  bucket: " + bucket
                 + "\n  prefix: site1/\n  path-style: true\n  cache-bytes: 256MiB\n"
                 + "units:\n  prod:\n    users:\n      dba: " + hash + "\n    roles:\n      dba: admin\n"
-                + "    retention-lock: {mode: governance, days: " + days + "}\n"
+                + (days > 0 ? "    retention-lock: {mode: governance, days: " + days + "}\n" : "")
                 + "  lab:\n    users:\n      dba: " + hash + "\n    roles:\n      dba: admin\n");
     }
 
