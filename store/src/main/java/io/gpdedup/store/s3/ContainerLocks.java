@@ -136,7 +136,7 @@ final class ContainerLocks {
                 try {
                     RetentionLock now = known(id);
                     if (!covers(now, wanted)) {
-                        RetentionLock longer = stronger(now, wanted);
+                        RetentionLock longer = extended(now, wanted);
                         bucket.locks().extend(keys.containerIndex(id), longer);
                         bucket.locks().extend(keys.container(id), longer);
                         held.put(id, longer);
@@ -172,19 +172,19 @@ final class ContainerLocks {
     }
 
     private static boolean covers(RetentionLock have, RetentionLock wanted) {
-        return have.untilMillis() >= wanted.untilMillis() && have.mode().code() >= wanted.mode().code();
+        return have.mode() != RetentionLock.Mode.NONE && have.untilMillis() >= wanted.untilMillis();
     }
 
-    /** The later end and the stricter mode of two: a bucket refuses to shorten a retention or to weaken compliance. */
-    static RetentionLock stronger(RetentionLock a, RetentionLock b) {
-        if (a.mode() == RetentionLock.Mode.NONE) {
-            return b;
+    /**
+     * A container's retention extended to {@code wanted}'s end, in the mode it has: a bucket never
+     * shortens a retention nor weakens compliance, and turns governance into compliance only for
+     * credentials that may bypass governance, which the store's should not have.
+     */
+    static RetentionLock extended(RetentionLock have, RetentionLock wanted) {
+        if (have.mode() == RetentionLock.Mode.NONE) {
+            return wanted;
         }
-        if (b.mode() == RetentionLock.Mode.NONE) {
-            return a;
-        }
-        RetentionLock.Mode mode = a.mode().code() >= b.mode().code() ? a.mode() : b.mode();
-        return new RetentionLock(mode, Math.max(a.untilMillis(), b.untilMillis()));
+        return new RetentionLock(have.mode(), Math.max(have.untilMillis(), wanted.untilMillis()));
     }
 
     /** The lock ending at the first UTC midnight at or after {@code lock}'s end. */
