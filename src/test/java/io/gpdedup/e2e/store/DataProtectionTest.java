@@ -15,6 +15,7 @@ import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.e2e.shell.CallResult;
 import io.gpdedup.e2e.shell.PluginShell;
 import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.testsupport.MotoServer;
 import io.gpdedup.testsupport.S3Server;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
@@ -155,10 +156,11 @@ class DataProtectionTest {
         assertFalse(err.contains("Exception"), r::toString);
     }
 
+    /** A bucket with S3 Object Lock (moto's server): the store refuses locked units on one without it. */
     private String bucket() {
-        S3Server server = S3Server.shared();
+        MotoServer server = MotoServer.shared();
         return "storage:\n  type: s3\n  endpoint: " + server.endpoint() + "\n  region: " + S3Server.REGION + "\n  bucket: "
-                + server.newBucket("protect") + "\n  prefix: site1/\n  path-style: true\n  cache-bytes: 256MiB\n";
+                + server.newBucket("protect", true) + "\n  prefix: site1/\n  path-style: true\n  cache-bytes: 256MiB\n";
     }
 
     private void writeStoreConfig(String storage, boolean locks) throws Exception {

@@ -1,6 +1,7 @@
 package io.gpdedup.store.engine;
 
 import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.RecordFormat;
@@ -9,6 +10,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Where a unit's chunk records are kept: container files in a directory ({@link LocalContainers}),
@@ -122,8 +124,33 @@ public interface ContainerStore extends Closeable {
     /** Makes garbage collection's copies durable before the index points at them. */
     void syncCopies(List<Container> written) throws IOException;
 
-    /** Removes containers for good (their records are dead or copied and durable elsewhere). */
-    void remove(List<Integer> ids) throws IOException;
+    /**
+     * Removes containers for good (their records are dead or copied and durable elsewhere). Returns
+     * those its storage still holds under a retention lock (a bucket's Object Lock): they stay, in
+     * {@link #all()}, for a later removal.
+     */
+    List<Integer> remove(List<Integer> ids) throws IOException;
+
+    /**
+     * Whether this store keeps locks of its own on its containers ({@link #retain}); when not,
+     * a locked commit has nothing to extend and its containers need not be looked up.
+     */
+    default boolean holdsLocks() {
+        return false;
+    }
+
+    /**
+     * Keeps the containers at least as long as {@code lock}, before a commit of an object locked so
+     * is acknowledged: a store that locks its containers (a bucket with Object Lock) extends those
+     * that would end earlier. Called under the unit's write lock.
+     */
+    default void retain(Set<Integer> ids, RetentionLock lock) throws IOException {
+    }
+
+    /** Whether a container is held under a retention lock at {@code nowMillis}, so that it cannot be removed yet. */
+    default boolean retainedAt(int id, long nowMillis) throws IOException {
+        return false;
+    }
 
     /** Bytes that garbage collection may still write locally. */
     long usableSpace() throws IOException;

@@ -4,6 +4,7 @@ import io.gpdedup.store.chunk.ChunkRef;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.container.CapacityExceededException;
@@ -98,7 +99,7 @@ final class DiskStorageUnit implements StorageUnit {
         this.catalog = catalog;
         this.onClose = onClose;
         this.recoveryProblems.addAll(problems);
-        this.committer = new GroupCommitter(name, containers, catalog, this::saveIndexIfBehind);
+        this.committer = new GroupCommitter(name, containers, catalog, this::saveIndexIfBehind, this::retainChunks);
         this.containersAtOpen = ConcurrentHashMap.newKeySet();
         containers.all().forEach(c -> containersAtOpen.add(c.id()));
         this.keepThemUntilNanos = System.nanoTime() + settings.reconnectGrace().toNanos();
@@ -302,6 +303,21 @@ final class DiskStorageUnit implements StorageUnit {
                 claim.close();
             }
             return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** A locked commit's containers are kept as long as its lock; under the write lock, so no collection moves a chunk meanwhile. */
+    private void retainChunks(Recipe recipe, RetentionLock lock) throws IOException {
+        if (!containers.holdsLocks()) {
+            return;
+        }
+        writeLock.lock();
+        try {
+            Set<Integer> ids = new HashSet<>();
+            recipe.chunks().forEach(ref -> Optional.ofNullable(index.lookup(ref.fingerprint())).ifPresent(at -> ids.add(at.container())));
+            containers.retain(ids, lock);
+        } finally {
+            writeLock.unlock();
         }
     }
 

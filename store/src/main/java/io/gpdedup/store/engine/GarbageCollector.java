@@ -115,7 +115,13 @@ final class GarbageCollector {
             finishBatch();
         }
         int skipped = 0;
+        int held = 0;
+        long now = System.currentTimeMillis();
         for (ContainerStore.Info c : sparse) {
+            if (containers.retainedAt(c.id(), now)) {
+                held++; // a copy could not replace it before its retention ends: both would be kept meanwhile
+                continue;
+            }
             long copies = liveBytes.get(c.id())[0];
             if (!batch.isEmpty() && batchBytes + copies > unit.settings().containerSizeBytes()) {
                 finishBatch();
@@ -134,6 +140,11 @@ final class GarbageCollector {
             int n = skipped;
             LOG.warning(() -> "unit " + unit.unitName() + ": garbage collection left " + n + " partly live containers as they were:"
                     + " no room on disk to copy their live chunks; run it again once space is free");
+        }
+        if (held > 0) {
+            int n = held;
+            LOG.info(() -> "unit " + unit.unitName() + ": garbage collection left " + n + " partly live containers as they were:"
+                    + " the bucket holds them under retention; a collection after it ends rewrites them");
         }
         unit.saveIndexSnapshot();
         return new GcReport(chunksBefore, removed, reclaimed, swept);
@@ -187,11 +198,16 @@ final class GarbageCollector {
         removed += index.removeAll(dead);
         List<Integer> ids = new ArrayList<>();
         for (ContainerStore.Info c : batch) {
-            reclaimed += c.size();
             ids.add(c.id());
         }
-        containers.remove(ids);
-        swept += batch.size();
+        // What the bucket still holds under retention stays, indexed by nothing: a later collection removes it.
+        List<Integer> kept = containers.remove(ids);
+        for (ContainerStore.Info c : batch) {
+            if (!kept.contains(c.id())) {
+                reclaimed += c.size();
+                swept++;
+            }
+        }
         // A durable container takes no more appends (in a bucket it is an immutable object): the next batch starts a new one.
         out = null;
         clearBatch();

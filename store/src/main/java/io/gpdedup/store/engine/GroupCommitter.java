@@ -1,6 +1,7 @@
 package io.gpdedup.store.engine;
 
 import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.recipe.RecipeStore;
 import java.io.IOException;
@@ -28,12 +29,19 @@ final class GroupCommitter implements AutoCloseable {
         }
     }
 
+    /** Keeps what a locked commit references at least as long as its lock (docs/s3.md, Object Lock). */
+    @FunctionalInterface
+    interface Retainer {
+        void retain(Recipe recipe, RetentionLock lock) throws IOException;
+    }
+
     private static final int STAGERS = 4;
 
     private final String unitName;
     private final ContainerStore containers;
     private final RecipeCatalog catalog;
     private final Runnable afterBatch;
+    private final Retainer retainer;
     private final Thread thread;
     private final ExecutorService stagers;
     private final List<Pending> queue = new ArrayList<>(); // guarded by this
@@ -41,12 +49,16 @@ final class GroupCommitter implements AutoCloseable {
     private long batches; // guarded by this
     private long commits; // guarded by this
 
-    /** {@code afterBatch} runs on the syncer's thread after each batch (the unit's periodic index save). */
-    GroupCommitter(String unitName, ContainerStore containers, RecipeCatalog catalog, Runnable afterBatch) {
+    /**
+     * {@code afterBatch} runs on the syncer's thread after each batch (the unit's periodic index
+     * save); {@code retainer} before the recipe of each locked commit is written.
+     */
+    GroupCommitter(String unitName, ContainerStore containers, RecipeCatalog catalog, Runnable afterBatch, Retainer retainer) {
         this.unitName = unitName;
         this.containers = containers;
         this.catalog = catalog;
         this.afterBatch = afterBatch;
+        this.retainer = retainer;
         this.stagers = Executors.newFixedThreadPool(STAGERS, r -> {
             Thread t = new Thread(r, "gpdedup-recipe-writer-" + unitName);
             t.setDaemon(true);
@@ -130,13 +142,13 @@ final class GroupCommitter implements AutoCloseable {
             return;
         }
         waiting.stream().filter(Pending::isSync).forEach(p -> p.future().complete(null));
-        List<Pending> batch = waiting.stream().filter(p -> !p.isSync()).toList();
+        long now = System.currentTimeMillis();
+        List<Pending> batch = retained(waiting.stream().filter(p -> !p.isSync()).toList(), now);
         if (batch.isEmpty()) {
             return;
         }
         List<RecipeStore.Staged> staged = new ArrayList<>();
         List<Pending> ready = new ArrayList<>();
-        long now = System.currentTimeMillis();
         // Each recipe needs its own fsync (or PUT); issued in parallel, a file system folds them
         // into few journal commits, and a bucket takes them at once.
         List<Future<RecipeStore.Staged>> writes = new ArrayList<>();
@@ -174,6 +186,29 @@ final class GroupCommitter implements AutoCloseable {
         for (Pending p : ready) {
             p.future().complete(null);
         }
+    }
+
+    /**
+     * The commits whose chunks are held at least as long as their locks; the others fail here,
+     * before their recipes exist: a locked object whose chunks could go before it is never acknowledged.
+     */
+    private List<Pending> retained(List<Pending> batch, long now) {
+        List<Pending> out = new ArrayList<>();
+        for (Pending p : batch) {
+            RetentionLock lock = p.policy().lockAt(now);
+            if (lock.mode() != RetentionLock.Mode.NONE) {
+                try {
+                    retainer.retain(p.recipe(), lock);
+                } catch (IOException | RuntimeException e) {
+                    p.future().completeExceptionally(new StoreException("cannot lock the chunks of " + p.name() + " in unit " + unitName
+                            + " until " + java.time.Instant.ofEpochMilli(lock.untilMillis()) + ": "
+                            + (e.getMessage() != null ? e.getMessage() : e.toString()), e));
+                    continue;
+                }
+            }
+            out.add(p);
+        }
+        return out;
     }
 
     private static <T> Future<T> completed(Callable<T> task) {

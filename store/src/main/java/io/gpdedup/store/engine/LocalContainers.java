@@ -237,11 +237,12 @@ final class LocalContainers implements ContainerStore {
     }
 
     @Override
-    public void remove(List<Integer> ids) throws IOException {
+    public List<Integer> remove(List<Integer> ids) throws IOException {
         for (int id : ids) {
             set.remove(id);
         }
         FileSync.syncDirectory(set.directory());
+        return List.of();
     }
 
     @Override

@@ -21,7 +21,9 @@ public record Recompression(Outcome outcome, int container, long bytesBefore, lo
         /** Not enough free space for the smaller copy: the container waits. */
         NO_ROOM,
         /** A record failed its checks: the container stays as it is, for verify to report. */
-        DAMAGED
+        DAMAGED,
+        /** The bucket holds the container under retention: a copy could not replace it, so it stays as it is. */
+        HELD
     }
 
     static Recompression of(Outcome outcome, int container) {
@@ -30,6 +32,6 @@ public record Recompression(Outcome outcome, int container, long bytesBefore, lo
 
     /** Whether the step finished with its container, so the next one can follow at once. */
     public boolean settled() {
-        return outcome == Outcome.REWRITTEN || outcome == Outcome.ALREADY_SMALL || outcome == Outcome.DAMAGED;
+        return outcome == Outcome.REWRITTEN || outcome == Outcome.ALREADY_SMALL || outcome == Outcome.DAMAGED || outcome == Outcome.HELD;
     }
 }

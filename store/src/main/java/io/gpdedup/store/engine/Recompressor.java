@@ -73,6 +73,9 @@ final class Recompressor {
         if (!unit.hasRoomForCopies(listed)) {
             return Recompression.of(Recompression.Outcome.NO_ROOM, id); // before the work: the copy is at most this big
         }
+        if (unit.containers().retainedAt(id, System.currentTimeMillis())) {
+            return Recompression.of(Recompression.Outcome.HELD, id); // the bucket would keep both until its retention ends
+        }
         int n = locations.size();
         Planned[] planned = new Planned[n];
         if (n >= MIN_RECORDS_TO_SAMPLE) {
@@ -154,6 +157,9 @@ final class Recompressor {
         }
         if (containers.all().stream().noneMatch(c -> c.id() == id)) {
             return Recompression.of(Recompression.Outcome.ALREADY_SMALL, id);
+        }
+        if (containers.retainedAt(id, System.currentTimeMillis())) {
+            return Recompression.of(Recompression.Outcome.HELD, id); // a locked commit took it meanwhile
         }
         if (!unit.hasRoomForCopies(after)) {
             return Recompression.of(Recompression.Outcome.NO_ROOM, id);

@@ -200,7 +200,8 @@ public final class RecipeCatalog {
 
     /** Writes a recipe ready to publish (callable from any thread, in parallel), locked as {@code lock} says. */
     public RecipeStore.Staged stage(String name, long committedAtMillis, Recipe recipe, RetentionLock lock) throws IOException {
-        return store.stage(name, committedAtMillis, recipe.totalLength(), RecipeFile.encode(name, committedAtMillis, recipe, lock)).withLock(lock);
+        return store.stage(name, committedAtMillis, recipe.totalLength(), RecipeFile.encode(name, committedAtMillis, recipe, lock), lock)
+                .withLock(lock);
     }
 
     /** Publishes staged recipes durably, then makes them visible in the list. */
@@ -235,8 +236,7 @@ public final class RecipeCatalog {
                 return new Deleted(0, 0);
             }
             d = new Deleted(1, checkLocks(List.of(e), bypassGovernance, nowMillis, "'" + name + "'"));
-            store.delete(List.of(e.fileName()));
-            entries.remove(name);
+            removeDeleted(List.of(e), store.delete(List.of(e.fileName()), bypassGovernance), "'" + name + "'");
         } finally {
             publishLock.unlock();
         }
@@ -262,15 +262,29 @@ public final class RecipeCatalog {
             for (Entry e : doomed) {
                 files.add(e.fileName());
             }
-            store.delete(files);
-            for (Entry e : doomed) {
-                entries.remove(e.name());
-            }
+            removeDeleted(doomed, store.delete(files, bypassGovernance), "'" + prefix + "'");
         } finally {
             publishLock.unlock();
         }
         store.changed(entries.values(), false);
         return new Deleted(doomed.size(), bypassed);
+    }
+
+    /** Drops from the list what the store deleted; refuses the delete for what its own retention kept. */
+    private void removeDeleted(List<Entry> doomed, List<String> keptFiles, String what) {
+        RetentionLock latest = RetentionLock.NONE;
+        for (Entry e : doomed) {
+            if (keptFiles.contains(e.fileName())) {
+                latest = latest.max(e.lock());
+            } else {
+                entries.remove(e.name());
+            }
+        }
+        if (!keptFiles.isEmpty()) {
+            throw new ObjectsLockedException(what + ": " + keptFiles.size() + " of " + doomed.size() + " objects are held by the bucket's"
+                    + " object lock (" + latest.describe() + "), which the store's credentials may not bypass; the others are deleted",
+                    keptFiles.size(), latest);
+        }
     }
 
     /** How many governance locks a delete of {@code doomed} bypasses; throws if any lock holds it back. */

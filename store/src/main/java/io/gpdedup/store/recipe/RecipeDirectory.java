@@ -1,5 +1,6 @@
 package io.gpdedup.store.recipe;
 
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.crypt.BlobSeal;
@@ -82,7 +83,7 @@ public final class RecipeDirectory implements RecipeStore {
     }
 
     @Override
-    public Staged stage(String name, long committedAtMillis, long length, byte[] bytes) throws IOException {
+    public Staged stage(String name, long committedAtMillis, long length, byte[] bytes, RetentionLock lock) throws IOException {
         Path temp = dir.resolve(ObjectName.fileName(name) + "." + tempSeq.incrementAndGet() + ".tmp");
         try {
             FileSync.writeAndSync(temp, seal == null ? bytes : seal.seal(bytes, what(ObjectName.fileName(name))));
@@ -120,10 +121,11 @@ public final class RecipeDirectory implements RecipeStore {
     }
 
     @Override
-    public void delete(List<String> fileNames) throws IOException {
+    public List<String> delete(List<String> fileNames, boolean bypassGovernance) throws IOException {
         for (String f : fileNames) {
             Files.deleteIfExists(dir.resolve(f));
         }
         FileSync.syncDirectory(dir);
+        return List.of();
     }
 }

@@ -35,8 +35,11 @@ public interface RecipeStore {
     /** The bytes of a recipe file; empty if there is none. */
     Optional<byte[]> read(String fileName) throws IOException;
 
-    /** Writes a recipe so that {@link #publish} can make it visible; callable in parallel. */
-    Staged stage(String name, long committedAtMillis, long length, byte[] bytes) throws IOException;
+    /**
+     * Writes a recipe so that {@link #publish} can make it visible; callable in parallel. A store
+     * that can (a bucket with Object Lock) holds it under {@code lock} itself.
+     */
+    Staged stage(String name, long committedAtMillis, long length, byte[] bytes, RetentionLock lock) throws IOException;
 
     /** Makes staged recipes durable and visible (replacing objects of the same names). */
     void publish(List<Staged> staged) throws IOException;
@@ -44,8 +47,13 @@ public interface RecipeStore {
     /** Drops a staged recipe that will not be published. */
     void discard(Staged staged);
 
-    /** Durably removes recipe files. */
-    void delete(List<String> fileNames) throws IOException;
+    /**
+     * Durably removes recipe files; returns those the store's own retention still holds (a
+     * bucket's Object Lock): they stay. {@code bypassGovernance}: a unit admin ended their
+     * governance locks, and the store asks its storage to do the same (a bucket grants that only
+     * to credentials allowed to bypass governance retention).
+     */
+    List<String> delete(List<String> fileNames, boolean bypassGovernance) throws IOException;
 
     /** The catalog changed; a store that keeps a checkpoint of the listing may save one. */
     default void changed(Collection<RecipeCatalog.Entry> entries, boolean closing) {

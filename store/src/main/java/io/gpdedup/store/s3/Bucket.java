@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.store.chunk.RetentionLock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -83,22 +84,24 @@ public final class Bucket implements AutoCloseable {
         return t;
     });
     private volatile Boolean conditionalWrites;
+    private final BucketLocks locks;
 
     private final boolean owner;
 
-    private Bucket(S3Client s3, S3Client quickClient, S3Settings settings, RequestCounters counters, boolean owner) {
+    private Bucket(S3Client s3, S3Client quickClient, S3Settings settings, RequestCounters counters, boolean owner, BucketLocks shared) {
         this.owner = owner;
         this.s3 = s3;
         this.quickClient = quickClient;
         this.settings = settings;
         this.counters = counters;
+        this.locks = shared != null ? shared : new BucketLocks(this, s3);
     }
 
     /** A client for the settings' bucket; nothing is sent until the first request ({@link #check()}). */
     public static Bucket open(S3Settings settings) {
         RequestCounters counters = new RequestCounters();
         S3Client quick = client(settings, counters, QUICK_ATTEMPTS, QUICK_LIMIT);
-        return new Bucket(client(settings, counters, MAX_ATTEMPTS, null), quick, settings, counters, true);
+        return new Bucket(client(settings, counters, MAX_ATTEMPTS, null), quick, settings, counters, true, null);
     }
 
     /**
@@ -106,7 +109,7 @@ public final class Bucket implements AutoCloseable {
      * hang on one request while its time runs out (the next renewal is a new chance).
      */
     public Bucket quick() {
-        return new Bucket(quickClient, quickClient, settings, counters, false);
+        return new Bucket(quickClient, quickClient, settings, counters, false, locks);
     }
 
     private static S3Client client(S3Settings settings, RequestCounters counters, int attempts, Duration callLimit) {
@@ -150,6 +153,11 @@ public final class Bucket implements AutoCloseable {
         return counters;
     }
 
+    /** The bucket's S3 Object Lock: whether it is enabled, retentions, deletions of object versions. */
+    BucketLocks locks() {
+        return locks;
+    }
+
     /** The full key of a key relative to the prefix. */
     String fullKey(String key) {
         return settings.prefix() + key;
@@ -169,8 +177,13 @@ public final class Bucket implements AutoCloseable {
 
     /** Writes an object from memory with its Content-MD5; returns its ETag. */
     public String put(String key, byte[] data) throws BucketException {
+        return put(key, data, RetentionLock.NONE);
+    }
+
+    /** As {@link #put(String, byte[])}, the object held by the bucket's Object Lock as {@code lock} says (none for NONE). */
+    public String put(String key, byte[] data, RetentionLock lock) throws BucketException {
         byte[] md5 = md5(data);
-        return put(key, md5, PutObjectRequest.builder(), RequestBody.fromBytes(data));
+        return put(key, md5, BucketLocks.retained(PutObjectRequest.builder(), lock), RequestBody.fromBytes(data));
     }
 
     /** Writes an object from a file (its whole content) with its Content-MD5. */
@@ -189,7 +202,12 @@ public final class Bucket implements AutoCloseable {
      * longer holds the bytes that {@code md5} was computed from.
      */
     public void putFile(String key, Path file, byte[] md5) throws BucketException {
-        put(key, md5, PutObjectRequest.builder(), RequestBody.fromFile(file));
+        putFile(key, file, md5, RetentionLock.NONE);
+    }
+
+    /** As {@link #putFile(String, Path, byte[])}, the object held by the bucket's Object Lock as {@code lock} says. */
+    public void putFile(String key, Path file, byte[] md5, RetentionLock lock) throws BucketException {
+        put(key, md5, BucketLocks.retained(PutObjectRequest.builder(), lock), RequestBody.fromFile(file));
     }
 
     /**
@@ -313,6 +331,11 @@ public final class Bucket implements AutoCloseable {
         }
     }
 
+    /**
+     * Deletes an object that is never held by Object Lock (the lease, a checkpoint, a probe): in a
+     * versioned bucket this adds a delete marker, and the bucket's lifecycle rule frees the versions
+     * (docs/s3.md, section 7), rather than a request per version of a key rewritten every few seconds.
+     */
     public void delete(String key) throws BucketException {
         try {
             s3.deleteObject(b -> b.bucket(settings.bucket()).key(fullKey(key)));
@@ -322,22 +345,38 @@ public final class Bucket implements AutoCloseable {
     }
 
     /**
-     * Deletes the keys, a few at a time; a key that is already gone is no error. One request per
-     * key rather than a multi-object delete: S3Proxy refuses the checksum header the SDK sends with
-     * the latter, and deletions are not billed.
+     * Deletes the keys (containers, index objects, recipes), a few at a time; a key that is
+     * already gone is no error. In a bucket with Object Lock (once {@link BucketLocks#enabled()}
+     * found it) every version of each key is deleted, not hidden behind a delete marker, so that
+     * its bytes are freed; the keys of which the bucket kept a version because its retention still
+     * holds are returned, for a later attempt. One request per key rather than a multi-object
+     * delete: S3Proxy refuses the checksum header the SDK sends with the latter, and deletions are
+     * not billed.
      */
-    public void deleteAll(Collection<String> keys) throws BucketException {
-        List<Future<?>> pending = new ArrayList<>();
-        for (String k : keys) {
+    public List<String> deleteAll(Collection<String> keys) throws BucketException {
+        return deleteAll(keys, false);
+    }
+
+    /** As {@link #deleteAll(Collection)}, bypassing governance retention if {@code bypassGovernance} (and the credentials may). */
+    List<String> deleteAll(Collection<String> keys, boolean bypassGovernance) throws BucketException {
+        List<String> order = new ArrayList<>(keys);
+        List<Future<Boolean>> pending = new ArrayList<>();
+        for (String k : order) {
             pending.add(deleters.submit(() -> {
+                if (locks.versioned()) {
+                    return locks.deleteVersions(k, bypassGovernance);
+                }
                 delete(k);
-                return null;
+                return true;
             }));
         }
+        List<String> kept = new ArrayList<>();
         BucketException first = null;
-        for (Future<?> f : pending) {
+        for (int i = 0; i < pending.size(); i++) {
             try {
-                f.get();
+                if (!pending.get(i).get()) {
+                    kept.add(order.get(i));
+                }
             } catch (ExecutionException e) {
                 if (first == null) {
                     first = e.getCause() instanceof BucketException b ? b
@@ -351,6 +390,10 @@ public final class Bucket implements AutoCloseable {
         if (first != null) {
             throw first;
         }
+        if (!kept.isEmpty()) {
+            counters.retainedDeletes(kept.size());
+        }
+        return kept;
     }
 
     /**
@@ -382,7 +425,7 @@ public final class Bucket implements AutoCloseable {
         return refused;
     }
 
-    private BucketException failure(String what, SdkException e) {
+    BucketException failure(String what, SdkException e) {
         if (e instanceof S3Exception s) {
             String code = code(s);
             int status = s.statusCode();
@@ -421,7 +464,7 @@ public final class Bucket implements AutoCloseable {
         return settings.endpoint() == null ? "AWS S3 (" + settings.region() + ")" : settings.endpoint().toString();
     }
 
-    private static String code(S3Exception e) {
+    static String code(S3Exception e) {
         return e.awsErrorDetails() == null ? "" : String.valueOf(e.awsErrorDetails().errorCode());
     }
 

@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.client.Futures;
 import io.gpdedup.store.container.CapacityExceededException;
 import io.gpdedup.store.container.ChunkRecord;
@@ -8,6 +9,7 @@ import io.gpdedup.store.container.ContainerScanner;
 import io.gpdedup.store.container.DiskSpace;
 import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.RecordBuffer;
+import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.ContainerStore;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.index.ChunkIndex;
@@ -23,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -84,6 +87,7 @@ final class BucketContainers implements ContainerStore {
     private final Path spoolDir;
     private final EngineSettings settings;
     private final DiskSpace space;
+    private final ContainerLocks locks;
     private final Map<Integer, Slot> slots = new ConcurrentHashMap<>();
     private final AtomicLong totalBytes = new AtomicLong();
     private final AtomicInteger uploadedSinceCheckpoint = new AtomicInteger();
@@ -92,7 +96,7 @@ final class BucketContainers implements ContainerStore {
     private int nextId; // guarded by this
 
     BucketContainers(String unit, Bucket bucket, ReadCache cache, UnitLease lease, ExecutorService uploads, Path spoolDir,
-            EngineSettings settings, DiskSpace space) throws IOException {
+            EngineSettings settings, DiskSpace space, CommitPolicy locking) throws IOException { // locking: the unit's config's lock
         this.unit = unit;
         this.keys = new UnitKeys(unit);
         this.bucket = bucket;
@@ -102,6 +106,7 @@ final class BucketContainers implements ContainerStore {
         this.spoolDir = spoolDir;
         this.settings = settings;
         this.space = space;
+        this.locks = new ContainerLocks(unit, bucket, locking, uploads);
         CacheDirs.empty(spoolDir);
     }
 
@@ -133,7 +138,7 @@ final class BucketContainers implements ContainerStore {
         if (!orphans.isEmpty()) {
             LOG.info(() -> "unit " + unit + ": deleting " + orphans.size() + " objects of uploads or deletions cut short");
             lease.checkWritable();
-            bucket.deleteAll(orphans);
+            bucket.deleteAll(orphans); // what the bucket still holds under retention stays, for the next start
         }
         IndexSnapshot.Loaded snap = readCheckpoint(containerSizes, indexObjects);
         ChunkIndex index = snap != null ? snap.index() : new ChunkIndex();
@@ -350,11 +355,14 @@ final class BucketContainers implements ContainerStore {
         try {
             lease.checkWritable();
             Container c = s.spool;
-            SpoolTally tally = s.tally != null ? s.tally : readBack(c);
+            SpoolTally tally = s.tally != null ? s.tally : SpoolTally.readBack(c);
             // The server checks the bytes it gets against the MD5 of the bytes appended: a spool
             // file that changed on disk since is refused there, not stored.
-            bucket.putFile(keys.container(s.id), c.path(), tally.md5());
-            bucket.put(keys.containerIndex(s.id), ContainerIndexFile.encode(s.id, c.dataStart(), c.size(), tally.entries()));
+            // Copies (no tally) come from containers the bucket no longer holds: so need they not be held.
+            RetentionLock lock = s.tally != null ? locks.forUpload() : RetentionLock.NONE;
+            bucket.putFile(keys.container(s.id), c.path(), tally.md5(), lock);
+            bucket.put(keys.containerIndex(s.id), ContainerIndexFile.encode(s.id, c.dataStart(), c.size(), tally.entries()), lock);
+            locks.uploaded(s.id, lock);
             s.size = c.size();
             s.remote = true;
             s.tally = null; // its entries are in the index object now
@@ -363,22 +371,6 @@ final class BucketContainers implements ContainerStore {
         } catch (IOException e) {
             throw new CompletionException(e);
         }
-    }
-
-    /** The records and MD5 of a container written by garbage collection, which appends to it directly. */
-    private static SpoolTally readBack(Container c) throws IOException {
-        List<ContainerIndexFile.Entry> records = new ArrayList<>();
-        ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(),
-                (fp, offset, length) -> records.add(new ContainerIndexFile.Entry(fp, offset, length)));
-        if (r.damagedBytes() > 0 || r.truncatedBytes() > 0) {
-            throw new IOException("spool file " + c.path() + " is damaged (" + (r.damagedBytes() + r.truncatedBytes())
-                    + " bytes): check the cache disk");
-        }
-        SpoolTally tally = new SpoolTally(c.read(0, Math.toIntExact(c.dataStart())));
-        for (ContainerIndexFile.Entry e : records) {
-            tally.add(ByteBuffer.wrap(c.read(e.offset(), e.length())), e.fingerprint(), e.offset(), e.length());
-        }
-        return tally;
     }
 
     /** Readers of the spool file that lose it to this read the bucket instead (the slot is remote first). */
@@ -439,14 +431,17 @@ final class BucketContainers implements ContainerStore {
                 }
             }
         }
+        awaitAll(waits);
+    }
+
+    /** Waits for every upload, then throws the first failure. */
+    private static void awaitAll(List<CompletableFuture<Void>> uploads) throws IOException {
         IOException first = null;
-        for (CompletableFuture<Void> f : waits) {
+        for (CompletableFuture<Void> f : uploads) {
             try {
                 f.get();
             } catch (ExecutionException e) {
-                if (first == null) {
-                    first = asIo(e.getCause());
-                }
+                first = first != null ? first : asIo(e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while waiting for uploads", e);
@@ -519,23 +514,14 @@ final class BucketContainers implements ContainerStore {
                 waits.add(startUpload(s));
             }
         }
-        for (CompletableFuture<Void> f : waits) {
-            try {
-                f.get();
-            } catch (ExecutionException e) {
-                throw asIo(e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while uploading copies", e);
-            }
-        }
+        awaitAll(waits);
     }
 
-    /** Index objects go first, so a deletion cut short leaves a container without one: an orphan the next start removes. */
+    /** Index objects first ({@link ContainerLocks#delete}); what the bucket still holds under retention stays listed, for later. */
     @Override
-    public void remove(List<Integer> ids) throws IOException {
+    public List<Integer> remove(List<Integer> ids) throws IOException {
         if (ids.isEmpty()) {
-            return;
+            return List.of();
         }
         lease.checkWritable();
         List<Slot> doomed = new ArrayList<>();
@@ -560,21 +546,45 @@ final class BucketContainers implements ContainerStore {
             }
             doomed.add(s);
         }
-        List<String> indexKeys = new ArrayList<>();
-        List<String> containerKeys = new ArrayList<>();
+        List<Integer> doomedIds = new ArrayList<>();
         for (Slot s : doomed) {
             // Gone for readers first: one that fails on a deleted object then looks its chunk up again.
             slots.remove(s.id);
             totalBytes.addAndGet(-s.size);
-            indexKeys.add(keys.containerIndex(s.id));
-            containerKeys.add(keys.container(s.id));
+            doomedIds.add(s.id);
         }
-        bucket.deleteAll(indexKeys);
-        bucket.deleteAll(containerKeys);
+        List<Integer> kept = locks.delete(doomedIds);
         for (Slot s : doomed) {
-            dropSpoolFile(s);
-            cache.drop(unit, s.id);
+            if (kept.contains(s.id)) {
+                slots.put(s.id, s); // still readable where it is
+                totalBytes.addAndGet(s.size);
+            } else {
+                dropSpoolFile(s);
+                cache.drop(unit, s.id);
+            }
         }
+        return kept;
+    }
+
+    @Override
+    public boolean holdsLocks() {
+        return true;
+    }
+
+    @Override
+    public void retain(Set<Integer> ids, RetentionLock lock) throws IOException {
+        lease.checkWritable();
+        locks.extend(ids.stream().filter(this::inBucket).toList(), lock); // the commit waited for their uploads
+    }
+
+    @Override
+    public boolean retainedAt(int id, long nowMillis) throws IOException {
+        return inBucket(id) && locks.heldAt(id, nowMillis);
+    }
+
+    private boolean inBucket(int id) {
+        Slot s = slots.get(id);
+        return s != null && s.remote;
     }
 
     @Override

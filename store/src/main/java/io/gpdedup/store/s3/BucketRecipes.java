@@ -163,11 +163,13 @@ final class BucketRecipes implements RecipeStore {
     }
 
     @Override
-    public Staged stage(String name, long committedAtMillis, long length, byte[] bytes) throws IOException {
+    public Staged stage(String name, long committedAtMillis, long length, byte[] bytes, RetentionLock lock) throws IOException {
         lease.checkWritable();
         String file = ObjectName.fileName(name);
         forget(file);
-        String etag = bucket.put(keys.recipe(file), bytes);
+        // Without Object Lock (allowed only while no unit's config asks for locks: a copy keeping its source's) the lock is the store's alone.
+        boolean held = lock.mode() != RetentionLock.Mode.NONE && bucket.locks().enabled();
+        String etag = bucket.put(keys.recipe(file), bytes, held ? lock : RetentionLock.NONE);
         remember(file, bytes);
         etags.put(file, etag != null ? etag : Bucket.md5Hex(bytes));
         return new Staged(name, null, length, committedAtMillis);
@@ -184,17 +186,23 @@ final class BucketRecipes implements RecipeStore {
     }
 
     @Override
-    public void delete(List<String> fileNames) throws IOException {
+    public List<String> delete(List<String> fileNames, boolean bypassGovernance) throws IOException {
         lease.checkWritable();
         List<String> keyList = new ArrayList<>();
         for (String f : fileNames) {
             keyList.add(keys.recipe(f));
             forget(f);
         }
-        bucket.deleteAll(keyList);
+        List<String> heldKeys = bucket.deleteAll(keyList, bypassGovernance);
+        List<String> kept = new ArrayList<>();
         for (String f : fileNames) {
-            etags.remove(f);
+            if (heldKeys.contains(keys.recipe(f))) {
+                kept.add(f);
+            } else {
+                etags.remove(f);
+            }
         }
+        return kept;
     }
 
     @Override

@@ -20,9 +20,11 @@ import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
  */
 public final class RequestCounters implements ExecutionInterceptor, MeterBinder {
     /** The operations the store sends. */
-    static final List<String> OPERATIONS = List.of("PutObject", "GetObject", "ListObjectsV2", "DeleteObject");
+    static final List<String> OPERATIONS = List.of("PutObject", "GetObject", "ListObjectsV2", "DeleteObject", "PutObjectRetention",
+            "HeadObject", "ListObjectVersions", "GetObjectLockConfiguration");
 
     private final Map<String, LongAdder> attempts = new ConcurrentHashMap<>();
+    private final LongAdder retainedDeletes = new LongAdder();
 
     @Override
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attrs) {
@@ -43,6 +45,18 @@ public final class RequestCounters implements ExecutionInterceptor, MeterBinder 
             FunctionCounter.builder("gpdedup.store.bucket.requests", this, c -> c.of(op))
                     .description("requests sent to the bucket, retries included").tag("operation", op).register(registry);
         }
+        FunctionCounter.builder("gpdedup.store.bucket.deletes.retained", retainedDeletes, LongAdder::sum)
+                .description("objects the store meant to delete that the bucket still holds under their retention (tried again later)")
+                .register(registry);
+    }
+
+    /** Objects a deletion left because the bucket's Object Lock still holds them. */
+    void retainedDeletes(int n) {
+        retainedDeletes.add(n);
+    }
+
+    public long retainedDeletes() {
+        return retainedDeletes.sum();
     }
 
     public long of(String operation) {

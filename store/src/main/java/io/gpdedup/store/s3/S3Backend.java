@@ -1,7 +1,9 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.DiskSpace;
+import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.UnitBackend;
 import io.gpdedup.store.engine.StoreException;
@@ -45,10 +47,12 @@ public final class S3Backend implements UnitBackend {
         return t;
     });
     private final Map<String, UnitLease> leases = new ConcurrentHashMap<>();
+    private final Map<String, CommitPolicy> locking;
 
     private S3Backend(S3Settings s3, EngineSettings settings, Bucket bucket, StoreIdentity me, boolean conditional, ReadCache cache,
-            DiskSpace spoolSpace) {
+            DiskSpace spoolSpace, Map<String, CommitPolicy> locking) {
         this.s3 = s3;
+        this.locking = locking;
         this.settings = settings;
         this.bucket = bucket;
         this.me = me;
@@ -61,20 +65,30 @@ public final class S3Backend implements UnitBackend {
 
     /** A factory for {@link io.gpdedup.store.engine.DiskStoreEngine#open(Path, EngineSettings, UnitBackend.Factory)}. */
     public static UnitBackend.Factory factory(S3Settings s3) {
-        return (dataDir, settings) -> open(dataDir, settings, s3);
+        return factory(s3, Map.of());
     }
 
     /**
-     * Checks the bucket (it must exist and the credentials must reach it: else a
-     * {@link BucketUnavailableException}), finds whether it honours conditional writes, and
-     * empties the cache directory.
+     * As {@link #factory(S3Settings)}, for units whose config asks for a retention lock: {@code
+     * locking} has each one's commit policy, which the bucket must be able to hold (S3 Object Lock).
      */
-    static S3Backend open(Path dataDir, EngineSettings settings, S3Settings s3) throws IOException {
+    public static UnitBackend.Factory factory(S3Settings s3, Map<String, CommitPolicy> locking) {
+        return (dataDir, settings) -> open(dataDir, settings, s3, Map.copyOf(locking));
+    }
+
+    /**
+     * Checks the bucket (it must exist, the credentials must reach it, and it must have Object
+     * Lock enabled when a unit asks for a retention lock: else a {@link BucketUnavailableException}
+     * before anything is written), finds whether it honours conditional writes, and empties the
+     * cache directory.
+     */
+    static S3Backend open(Path dataDir, EngineSettings settings, S3Settings s3, Map<String, CommitPolicy> locking) throws IOException {
         Bucket bucket = Bucket.open(s3);
         try {
             boolean conditional;
             try {
                 bucket.check();
+                requireObjectLock(bucket, locking);
                 conditional = bucket.conditionalWrites();
             } catch (BucketException e) {
                 throw new BucketUnavailableException("storage: " + e.getMessage(), e);
@@ -85,11 +99,42 @@ public final class S3Backend implements UnitBackend {
             DiskSpace space = DiskSpace.of(s3.cacheDir(), settings.diskReserveBytes());
             LOG.info(() -> "storage: " + s3.describe() + ", cache " + s3.cacheDir() + " (" + (s3.cacheBytes() >> 20) + " MiB), leases "
                     + (conditional ? "by conditional writes" : "by write, wait " + UnitLease.SETTLE_MILLIS + " ms and read back"));
-            return new S3Backend(s3, settings, bucket, StoreIdentity.of(dataDir), conditional, cache, space);
+            return new S3Backend(s3, settings, bucket, StoreIdentity.of(dataDir), conditional, cache, space, locking);
         } catch (IOException | RuntimeException e) {
             bucket.close();
             throw e;
         }
+    }
+
+    /**
+     * The checks of {@link #open} that write nothing, for a start to run before it touches its
+     * data directory: the bucket exists and the credentials reach it, and it has Object Lock when
+     * a unit in {@code locking} asks for a retention lock. A {@link BucketUnavailableException} says what is wrong.
+     */
+    public static void check(S3Settings s3, Map<String, CommitPolicy> locking) throws BucketUnavailableException {
+        try (Bucket bucket = Bucket.open(s3)) {
+            bucket.check();
+            requireObjectLock(bucket, locking);
+        } catch (BucketException e) {
+            throw new BucketUnavailableException("storage: " + e.getMessage(), e);
+        }
+    }
+
+    /** What a reload checks before it takes new unit settings: the bucket can hold every lock they ask for. */
+    public void checkLocking(Map<String, CommitPolicy> newLocking) throws BucketException {
+        requireObjectLock(bucket, newLocking);
+    }
+
+    /** One GetObjectLockConfiguration, only when some unit asks for a lock; names the first such unit's setting when the bucket lacks it. */
+    private static void requireObjectLock(Bucket bucket, Map<String, CommitPolicy> locking) throws BucketException {
+        String unit = locking.entrySet().stream().filter(e -> e.getValue().lockMode() != RetentionLock.Mode.NONE).map(Map.Entry::getKey)
+                .sorted().findFirst().orElse(null);
+        if (unit == null || bucket.locks().enabled()) {
+            return;
+        }
+        CommitPolicy p = locking.get(unit);
+        throw new BucketException(BucketException.Kind.FAILED, ContainerLocks.withoutObjectLock(bucket.settings(), "units." + unit
+                + ".retention-lock asks for " + p.lockMode().word() + " locks of " + p.lockDays() + " days"), null);
     }
 
     @Override
@@ -102,7 +147,7 @@ public final class S3Backend implements UnitBackend {
         UnitLease lease = UnitLease.acquire(bucket, name, me, s3.leaseSeconds(), conditional);
         try {
             BucketContainers containers = new BucketContainers(name, bucket, cache, lease, uploads, s3.cacheDir().resolve("spool").resolve(name),
-                    settings, spoolSpace);
+                    settings, spoolSpace, locking.getOrDefault(name, CommitPolicy.UNRESTRICTED));
             leases.put(name, lease);
             return new UnitParts(containers, new BucketRecipes(name, bucket, lease), () -> {
                 leases.remove(name);

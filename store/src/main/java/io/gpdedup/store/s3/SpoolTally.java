@@ -1,6 +1,9 @@
 package io.gpdedup.store.s3;
 
 import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.store.container.Container;
+import io.gpdedup.store.container.ContainerScanner;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -34,6 +37,22 @@ final class SpoolTally {
             digest = md5.digest();
         }
         return digest.clone();
+    }
+
+    /** The records and MD5 of a container written by garbage collection, which appends to it directly. */
+    static SpoolTally readBack(Container c) throws IOException {
+        List<ContainerIndexFile.Entry> records = new ArrayList<>();
+        ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(),
+                (fp, offset, length) -> records.add(new ContainerIndexFile.Entry(fp, offset, length)));
+        if (r.damagedBytes() > 0 || r.truncatedBytes() > 0) {
+            throw new IOException("spool file " + c.path() + " is damaged (" + (r.damagedBytes() + r.truncatedBytes())
+                    + " bytes): check the cache disk");
+        }
+        SpoolTally tally = new SpoolTally(c.read(0, Math.toIntExact(c.dataStart())));
+        for (ContainerIndexFile.Entry e : records) {
+            tally.add(ByteBuffer.wrap(c.read(e.offset(), e.length())), e.fingerprint(), e.offset(), e.length());
+        }
+        return tally;
     }
 
     List<ContainerIndexFile.Entry> entries() {

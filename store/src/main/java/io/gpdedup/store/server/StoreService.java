@@ -1,6 +1,7 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.container.OwnerOnly;
+import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.StoreEngine;
@@ -101,12 +102,22 @@ public final class StoreService implements AutoCloseable {
             settings = settings.withCapacityBytes(config.unitCapacityBytes());
         }
         if (config.storage() != null) {
-            return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage()));
+            S3Backend.check(config.storage(), locking(config)); // before the data directory is touched
+            return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage(), locking(config)));
         }
         if (config.encryption() != null) {
             return DiskStoreEngine.open(config.dataDir(), settings, config.encryption().load());
         }
         return DiskStoreEngine.open(config.dataDir(), settings);
+    }
+
+    /** Each unit's commit policy: which of them ask for retention locks. */
+    private static Map<String, CommitPolicy> locking(StoreConfig config) {
+        Map<String, CommitPolicy> out = new java.util.HashMap<>();
+        for (String unit : config.units().keySet()) {
+            out.put(unit, config.policy(unit).commits());
+        }
+        return out;
     }
 
     private static String describe(StoreEngine engine) {
@@ -154,6 +165,9 @@ public final class StoreService implements AutoCloseable {
             return;
         }
         refuseDemoPasswordBeyondLoopback(config);
+        if (engine instanceof DiskStoreEngine d && d.backend() instanceof S3Backend bucket) {
+            bucket.checkLocking(locking(config)); // a lock the bucket cannot hold is refused here as at a start
+        }
         server.replaceUsers(config);
     }
 

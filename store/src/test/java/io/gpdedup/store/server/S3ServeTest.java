@@ -2,6 +2,7 @@ package io.gpdedup.store.server;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.store.chunk.ChunkRef;
@@ -12,6 +13,8 @@ import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ChunkUpload;
+import io.gpdedup.store.s3.MotoBuckets;
+import io.gpdedup.testsupport.MotoServer;
 import io.gpdedup.testsupport.S3Server;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -27,9 +30,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * {@code gpdedup-store serve} on a bucket of a real S3 server (S3Proxy), in its own JVM with the
@@ -47,11 +52,16 @@ class S3ServeTest {
     }
 
     private Path config(String name, String endpoint, String bucket) throws IOException {
+        return config(name, endpoint, bucket, "");
+    }
+
+    /** {@code unitExtra}: more settings of unit prod, each line indented by four spaces. */
+    private Path config(String name, String endpoint, String bucket, String unitExtra) throws IOException {
         Path file = dir.resolve(name + ".yaml");
         Files.writeString(file, "port: 0\nmetrics-port: -1\ndata-dir: " + name + "-data\n"
                 + "storage:\n  type: s3\n  endpoint: " + endpoint + "\n  bucket: " + bucket + "\n  prefix: site1/\n  path-style: true\n"
                 + "  cache-dir: " + name + "-cache\n  cache-bytes: 64MiB\n"
-                + "units:\n  prod:\n    users:\n      backup: " + PasswordHash.create("pw".toCharArray(), 1000).encoded() + "\n");
+                + "units:\n  prod:\n    users:\n      backup: " + PasswordHash.create("pw".toCharArray(), 1000).encoded() + "\n" + unitExtra);
         return file;
     }
 
@@ -110,6 +120,47 @@ class S3ServeTest {
         Run nowhere = runToExit(serve(config("nowhere", "http://127.0.0.1:" + closed, bucket), S3Server.CREDENTIAL));
         assertOneLine(nowhere, 2, "gpdedup-store: storage: list bucket " + bucket);
         assertTrue(nowhere.stderr().contains("cannot reach http://127.0.0.1:" + closed), nowhere.stderr());
+    }
+
+    /** A retention lock the bucket cannot hold: on moto, a bucket made without Object Lock; S3Proxy has none. */
+    @Test
+    void aLockedUnitOnABucketWithoutObjectLockStopsTheStartWithOneLineAndChangesNothing() throws Exception {
+        String lock = "    retention-lock: {mode: governance, days: 30}\n";
+        MotoServer moto = MotoServer.shared();
+        String plain = moto.newBucket("serve-nolock", false);
+        Run onMoto = runToExit(serve(config("moto", moto.endpoint().toString(), plain, lock), S3Server.CREDENTIAL));
+        assertOneLine(onMoto, 2, "gpdedup-store: storage: units.prod.retention-lock asks for governance locks of 30 days, but bucket "
+                + plain + " at " + moto.endpoint() + " does not have S3 Object Lock enabled: create the bucket with object lock enabled");
+        try (S3Client raw = MotoBuckets.client()) {
+            assertEquals(0, raw.listObjectVersions(b -> b.bucket(plain)).versions().size(), "nothing written to the bucket");
+        }
+        assertFalse(Files.exists(dir.resolve("moto-data")) || Files.exists(dir.resolve("moto-cache")), "nothing written to disk");
+
+        S3Server proxy = S3Server.shared();
+        String bucket = proxy.newBucket("serve-proxy-lock");
+        Run onProxy = runToExit(serve(config("proxy", proxy.endpoint().toString(), bucket, lock), S3Server.CREDENTIAL));
+        assertOneLine(onProxy, 2, "gpdedup-store: storage: units.prod.retention-lock asks for governance locks of 30 days, but bucket "
+                + bucket + " at " + proxy.endpoint() + " does not have S3 Object Lock enabled");
+        try (Stream<Path> files = Files.list(proxy.bucketDirectory(bucket))) {
+            assertEquals(0, files.count(), "nothing written to the bucket");
+        }
+
+        // The control: the same unit on a bucket made with Object Lock starts.
+        String locked = moto.newBucket("serve-lock", true);
+        ProcessBuilder pb = serve(config("locked", moto.endpoint().toString(), locked, lock), S3Server.CREDENTIAL);
+        Process p = pb.redirectErrorStream(true).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            boolean listening = false;
+            while (!listening && (line = out.readLine()) != null) {
+                listening = LISTENING.matcher(line).find();
+            }
+            assertTrue(listening, "the store on a bucket with Object Lock started");
+        } finally {
+            p.getOutputStream().close();
+            p.destroy();
+            p.waitFor(60, TimeUnit.SECONDS);
+        }
     }
 
     @Test
