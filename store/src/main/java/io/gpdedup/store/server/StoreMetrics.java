@@ -267,6 +267,12 @@ public final class StoreMetrics {
         connections.decrementAndGet();
     }
 
+    /** A request refused, or a connection failed, at one of the {@link HoldLimits}: {@code limit} names which. */
+    void limitReached(String limit) {
+        Counter.builder("gpdedup.store.limit.refusals").description("requests refused and connections failed at a limit on what clients hold")
+                .tag("limit", limit).register(registry).increment();
+    }
+
     void leaseOpened() {
         leases.incrementAndGet();
     }

@@ -1,0 +1,100 @@
+package io.gpdedup.store.server;
+
+import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.store.protocol.StoreProtocolException;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.AttributeKey;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The frame memory clients hold, server-wide: each upload frame (being received, or received and
+ * waiting to be served) counts from the moment its length field is in until it is released. One
+ * unit's connections may hold half of the cap, so that a unit's user who sends lengths and
+ * trickles the bytes cannot take the memory other units' backups need. Replies are not counted:
+ * each connection has at most a few of them waiting to be written (see {@link SplitReplyWriter}).
+ */
+final class FrameMemory {
+    /** A logged-in connection's account, set when it logged in. */
+    static final AttributeKey<Account> ACCOUNT = AttributeKey.valueOf("gpdedup.frame-memory");
+    private static final System.Logger LOG = System.getLogger(FrameMemory.class.getName());
+
+    private final long cap;
+    private final StoreMetrics metrics;
+    private final Map<String, Long> perUnit = new HashMap<>();
+    private long total;
+
+    FrameMemory(long cap, StoreMetrics metrics) {
+        this.cap = cap;
+        this.metrics = metrics;
+    }
+
+    long cap() {
+        return cap;
+    }
+
+    Account account(String unit) {
+        return new Account(unit);
+    }
+
+    /** One connection's side of the count: all its frames go to its unit's. */
+    final class Account {
+        private final String unit;
+
+        private Account(String unit) {
+            this.unit = unit;
+        }
+
+        /**
+         * A pooled buffer for a frame of {@code length} bytes, counted until {@link #release}.
+         *
+         * @throws StoreProtocolException (fatal: the connection cannot go on without reading the frame), having logged and
+         *     counted the refusal, when the unit or the server is at its cap
+         */
+        ByteBuf take(int length) {
+            String refused = null;
+            synchronized (FrameMemory.this) {
+                long ofUnit = perUnit.getOrDefault(unit, 0L);
+                if (ofUnit + length > cap / 2) {
+                    refused = "unit '" + unit + "' has " + ofUnit + " bytes of frames in flight, and may have half of the store's max-frame-memory-bytes " + cap;
+                } else if (total + length > cap) {
+                    refused = "the store has " + total + " bytes of frames in flight, its max-frame-memory-bytes is " + cap;
+                } else {
+                    perUnit.put(unit, ofUnit + length);
+                    total += length;
+                }
+            }
+            if (refused != null) {
+                metrics.limitReached("frame-memory");
+                LOG.log(System.Logger.Level.WARNING, "frame of " + length + " bytes of unit '" + unit + "' refused: " + refused);
+                throw new StoreProtocolException(ErrorCode.FRAME_TOO_LARGE, "frame of " + length + " bytes refused for now: " + refused
+                        + "; try again later");
+            }
+            try {
+                return FramePool.take(length);
+            } catch (RuntimeException | Error e) {
+                giveBack(length);
+                throw e;
+            }
+        }
+
+        /** Releases a buffer of {@link #take} and its count. */
+        void release(ByteBuf bytes) {
+            int length = bytes.capacity();
+            bytes.release();
+            giveBack(length);
+        }
+
+        private void giveBack(long length) {
+            synchronized (FrameMemory.this) {
+                long left = perUnit.getOrDefault(unit, 0L) - length;
+                if (left > 0) {
+                    perUnit.put(unit, left);
+                } else {
+                    perUnit.remove(unit);
+                }
+                total -= length;
+            }
+        }
+    }
+}
