@@ -11,18 +11,31 @@ import java.util.Iterator;
  * yet (chunks above all) are not read yet.
  */
 final class SplitReply<E> {
-    private final ReplyParts<E> parts;
-    private final Iterator<? extends E> entries;
+    private final Reply.ListPart<E> template;
+    private final int maxFrame;
+    private final Iterable<? extends E> source;
     private final ArrayDeque<Reply> full = new ArrayDeque<>();
+    private ReplyParts<E> parts;
+    private Iterator<? extends E> entries;
     private boolean finished;
 
     /**
      * @param template the reply whose fixed fields every frame repeats
-     * @param entries the list, each entry fetched (read, for a chunk) only when its frame is being filled
+     * @param source the list, each entry fetched (read, for a chunk) only when its frame is being filled
      */
-    SplitReply(Reply.ListPart<E> template, int maxFrame, Iterator<? extends E> entries) {
-        this.parts = new ReplyParts<>(template, maxFrame, full::add);
-        this.entries = entries;
+    SplitReply(Reply.ListPart<E> template, int maxFrame, Iterable<? extends E> source) {
+        this.template = template;
+        this.maxFrame = maxFrame;
+        this.source = source;
+        restart();
+    }
+
+    /** Drops what was produced: the next {@link #next} starts from the first entry again. */
+    void restart() {
+        full.clear();
+        parts = new ReplyParts<>(template, maxFrame, full::add);
+        entries = source.iterator();
+        finished = false;
     }
 
     /** The next frame's reply: a part (sent with MORE) until {@link #finished}, then the final one. */

@@ -10,23 +10,34 @@ import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
- * Writes one connection's split replies, one reply at a time, so that a client that asks and
- * never reads holds at most one reply's next frames and no engine thread. A frame is produced on
- * the engine executor once the one before the last written has reached the socket: at most two
- * frames of the connection wait in memory for the client. Until then the reply is parked (no
- * thread waits) and the write's completion hands it back to the executor.
+ * Produces and writes one connection's replies that may take several frames, so that a client
+ * that asks and never reads holds no engine thread and little memory. Up to {@link #PRODUCERS}
+ * replies of a connection are produced at once (a restore's fetches of one frame each run side by
+ * side); a reply that turns out to need more frames must own the connection's one writing slot:
+ * without it, it drops the frame it made (to be made again, not kept) and waits its turn. The owner
+ * produces a frame once the one before the last written has reached the socket (at most two wait
+ * for the client); until then it is parked on that write, and the write's completion hands it back
+ * to the executor.
  */
 final class SplitReplyWriter {
+    static final int PRODUCERS = 4;
+
     private final Channel channel;
     private final Executor executor;
-    private final ArrayDeque<Job> queued = new ArrayDeque<>();
-    private boolean busy;
+    /** Not started: nothing produced yet. */
+    private final ArrayDeque<Job> toStart = new ArrayDeque<>();
+    /** Split replies waiting for the writing slot, having dropped what they made. */
+    private final ArrayDeque<Job> toWrite = new ArrayDeque<>();
+    private int producing;
+    private Job writing;
 
     private static final class Job {
         final int requestId;
         final SplitReply<?> reply;
         final Consumer<Reply> last;
         final CompletableFuture<Void> done = new CompletableFuture<>();
+        /** Holds the writing slot (and no producer's place). */
+        boolean owner;
         /** The part written before the latest one: the next is produced once it has gone out. */
         ChannelFuture previous;
 
@@ -42,26 +53,22 @@ final class SplitReplyWriter {
         this.executor = executor;
     }
 
-    /** Queues {@code reply} behind the connection's others; {@code last} takes its final frame. */
+    /** Starts {@code reply}, or queues it behind the connection's others; {@code last} takes its final frame. */
     CompletableFuture<Void> write(int requestId, SplitReply<?> reply, Consumer<Reply> last) {
         Job job = new Job(requestId, reply, last);
         boolean start;
         synchronized (this) {
-            start = !busy;
-            busy = true;
-            if (!start) {
-                queued.add(job);
+            start = producing < PRODUCERS;
+            if (start) {
+                producing++;
+            } else {
+                toStart.add(job);
             }
         }
         if (start) {
             resume(job);
         }
         return job.done;
-    }
-
-    /** Whether a split reply is being written or waits its turn. */
-    synchronized boolean active() {
-        return busy;
     }
 
     private void resume(Job job) {
@@ -72,7 +79,7 @@ final class SplitReplyWriter {
         }
     }
 
-    /** Runs on the executor: writes frames until one has to wait for the client. */
+    /** Runs on the executor: produces and writes frames until the reply is done or has to wait. */
     private void produce(Job job) {
         try {
             while (true) {
@@ -85,6 +92,9 @@ final class SplitReplyWriter {
                 if (job.reply.finished()) {
                     job.last.accept(r);
                     finish(job, null);
+                    return;
+                }
+                if (!job.owner && !takeSlot(job)) {
                     return;
                 }
                 ChannelFuture written = channel.writeAndFlush(new Frame(job.requestId, true, r));
@@ -100,19 +110,63 @@ final class SplitReplyWriter {
         }
     }
 
-    private void finish(Job job, Throwable failure) {
-        Job next;
+    /** The writing slot for a reply that needs more than one frame; false: it waits its turn, holding nothing. */
+    private boolean takeSlot(Job job) {
+        Job started;
+        boolean taken;
         synchronized (this) {
-            next = queued.poll();
-            busy = next != null;
+            producing--;
+            taken = writing == null;
+            if (taken) {
+                writing = job;
+                job.owner = true;
+            } else {
+                // From here on another thread may give it the slot and go on with it: this one leaves it alone.
+                job.reply.restart();
+                toWrite.add(job);
+            }
+            started = startNext();
+        }
+        if (started != null) {
+            resume(started);
+        }
+        return taken;
+    }
+
+    /** A queued reply given the producer's place just freed, if any; under the lock. */
+    private Job startNext() {
+        Job next = producing < PRODUCERS ? toStart.poll() : null;
+        if (next != null) {
+            producing++;
+        }
+        return next;
+    }
+
+    private void finish(Job job, Throwable failure) {
+        Job nextWriter = null;
+        Job started;
+        synchronized (this) {
+            if (job.owner) {
+                nextWriter = toWrite.poll();
+                writing = nextWriter;
+                if (nextWriter != null) {
+                    nextWriter.owner = true;
+                }
+            } else {
+                producing--;
+            }
+            started = startNext();
         }
         if (failure == null) {
             job.done.complete(null);
         } else {
             job.done.completeExceptionally(failure);
         }
-        if (next != null) {
-            resume(next);
+        if (nextWriter != null) {
+            resume(nextWriter);
+        }
+        if (started != null) {
+            resume(started);
         }
     }
 }

@@ -19,7 +19,6 @@ import io.gpdedup.store.replication.ReplicationQueue;
 import io.gpdedup.store.report.VerifyReport;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -255,30 +254,21 @@ final class StoreRequests {
     /** The chunks, each read only when the frame it goes in is being filled. */
     private CompletionStage<Void> chunks(StoreSession s, List<Fingerprint> fingerprints, ReplySink out) {
         checkBatch(fingerprints.size());
-        Iterator<Fingerprint> each = fingerprints.iterator();
-        Iterator<StoredChunk> read = new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-                return each.hasNext();
+        int room = maxFrame - FrameCodec.frameLength(Frame.of(0, new Reply.ChunksPart(List.of())));
+        Iterable<StoredChunk> read = () -> fingerprints.stream().map(fp -> {
+            StoredChunk c;
+            try {
+                c = s.unit.read(fp);
+            } catch (StoreException e) {
+                throw new StoreException("chunk " + fp + ": " + e.getMessage(), e);
             }
-
-            @Override
-            public StoredChunk next() {
-                Fingerprint fp = each.next();
-                StoredChunk c;
-                try {
-                    c = s.unit.read(fp);
-                } catch (StoreException e) {
-                    throw new StoreException("chunk " + fp + ": " + e.getMessage(), e);
-                }
-                int size = new Reply.ChunksPart(List.of()).entrySize(c);
-                if (size > maxFrame - FrameCodec.frameLength(Frame.of(0, new Reply.ChunksPart(List.of())))) {
-                    throw new StoreException("chunk " + fp + " (" + size + " bytes) does not fit in a frame of " + maxFrame + " bytes");
-                }
-                metrics.chunkRead(c.payload().length);
-                return c;
+            int size = new Reply.ChunksPart(List.of()).entrySize(c);
+            if (size > room) {
+                throw new StoreException("chunk " + fp + " (" + size + " bytes) does not fit in a frame of " + maxFrame + " bytes");
             }
-        };
+            metrics.chunkRead(c.payload().length);
+            return c;
+        }).iterator();
         return out.split(new SplitReply<>(new Reply.ChunksPart(List.of()), maxFrame, read));
     }
 
@@ -295,7 +285,7 @@ final class StoreRequests {
 
     /** A list as a reply of as many frames (MORE) as it needs. */
     private <E> CompletionStage<Void> sendParts(Reply.ListPart<E> whole, ReplySink out) {
-        return out.split(new SplitReply<>(whole, maxFrame, whole.entries().iterator()));
+        return out.split(new SplitReply<>(whole, maxFrame, whole.entries()));
     }
 
     /** The verify report, its lists cut (saying so) until it fits in one frame. */

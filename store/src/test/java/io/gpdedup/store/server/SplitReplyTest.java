@@ -14,7 +14,6 @@ import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.reliability.ObjectIo;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -51,10 +50,15 @@ class SplitReplyTest {
                 ObjectIo.write(other, "other/0", data, 256 * 1024);
                 assertArrayEquals(data, ObjectIo.read(other, "other/0"));
             }
-            // Control: the replies were all there to be read, in full.
+            // Control: the replies were all there to be read, in full, one after the other (one split reply at a time).
             int chunks = 0;
+            int current = -1;
             for (int replies = 0; replies < ASKS;) {
                 Frame f = hostile.read();
+                if (current != -1) {
+                    assertEquals(current, f.requestId(), "frames of another reply in the middle of one");
+                }
+                current = f.more() ? f.requestId() : -1;
                 chunks += ((Reply.ChunksPart) f.message()).chunks().size();
                 replies += f.more() ? 0 : 1;
             }
