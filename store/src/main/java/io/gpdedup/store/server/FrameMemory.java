@@ -11,7 +11,9 @@ import java.util.Map;
  * The frame memory clients hold, server-wide: each upload frame (being received, or received and
  * waiting to be served) counts from the moment its length field is in until it is released. One
  * unit's connections may hold half of the cap, so that a unit's user who sends lengths and
- * trickles the bytes cannot take the memory other units' backups need. Replies are not counted:
+ * trickles the bytes cannot take the memory other units' backups need. A frame beyond a cap fails
+ * its connection with THROTTLED, which a client takes up on a new connection after a pause, as it
+ * does a throttled login: for a backup under load that is a wait, not a failure. Replies are not counted:
  * each connection has at most a few of them waiting to be written (see {@link SplitReplyWriter}).
  */
 final class FrameMemory {
@@ -67,7 +69,7 @@ final class FrameMemory {
             if (refused != null) {
                 metrics.limitReached("frame-memory");
                 LOG.log(System.Logger.Level.WARNING, "frame of " + length + " bytes of unit '" + unit + "' refused: " + refused);
-                throw new StoreProtocolException(ErrorCode.FRAME_TOO_LARGE, "frame of " + length + " bytes refused for now: " + refused
+                throw new StoreProtocolException(ErrorCode.THROTTLED, "frame of " + length + " bytes refused for now: " + refused
                         + "; try again later");
             }
             try {

@@ -147,7 +147,7 @@ class HoldLimitsTest {
             assertEquals(before + 2, FramePool.inUse(), "two frames held for the tricklers");
             t3.sendBytes(trickleStart(1 << 20));
             Frame refused = t3.read();
-            assertEquals(ErrorCode.FRAME_TOO_LARGE, ((Reply.Error) refused.message()).code());
+            assertEquals(ErrorCode.THROTTLED, ((Reply.Error) refused.message()).code());
             String message = ((Reply.Error) refused.message()).message();
             assertTrue(message.contains("refused for now") && message.contains("max-frame-memory-bytes"), message);
             assertTrue(t3.closedByServer());
