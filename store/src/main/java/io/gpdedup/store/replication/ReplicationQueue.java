@@ -33,6 +33,8 @@ import java.util.function.LongSupplier;
 public final class ReplicationQueue implements MeterBinder, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ReplicationQueue.class.getName());
     static final int KEEP_FINISHED = 100;
+    /** Jobs not yet done one unit may have: far above a backup schedule's, below what a flood would need to fill the job file. */
+    static final int MAX_WAITING_PER_UNIT = 1_000;
 
     private final JobFile file;
     private final ReplicationSettings settings;
@@ -49,6 +51,7 @@ public final class ReplicationQueue implements MeterBinder, AutoCloseable {
     private final AtomicLong attemptsFailed = new AtomicLong();
     private final AtomicLong bytesSent = new AtomicLong();
     private final AtomicLong chunksSent = new AtomicLong();
+    private final AtomicLong refusedAtCap = new AtomicLong();
 
     private ReplicationQueue(JobFile file, ReplicationSettings settings, LongSupplier clock, JobFile.Contents contents) {
         this.file = file;
@@ -89,6 +92,7 @@ public final class ReplicationQueue implements MeterBinder, AutoCloseable {
      * new password and its id is returned.
      *
      * @throws StoreException if the queue cannot be saved (the job is then not queued)
+     * @throws IllegalArgumentException if the unit has {@link #MAX_WAITING_PER_UNIT} jobs not done
      */
     public long enqueue(String unit, String source, ReplicaTarget target, String password) {
         lock.lock();
@@ -102,6 +106,13 @@ public final class ReplicationQueue implements MeterBinder, AutoCloseable {
                     save("queueing " + j);
                     return j.id;
                 }
+            }
+            long waiting = jobs.values().stream().filter(j -> !j.finished() && j.unit.equals(unit)).count();
+            if (waiting >= MAX_WAITING_PER_UNIT) {
+                refusedAtCap.incrementAndGet();
+                LOG.log(System.Logger.Level.WARNING, "replication of unit " + unit + " refused: " + waiting + " jobs not done yet");
+                throw new IllegalArgumentException("REPLICATE refused: unit '" + unit + "' already has " + waiting
+                        + " replication jobs not done, the most a unit may have; wait for them (replication-status)");
             }
             long now = clock.getAsLong();
             Job job = new Job(nextId++, unit, source, target, password, now);
@@ -290,6 +301,9 @@ public final class ReplicationQueue implements MeterBinder, AutoCloseable {
                 .description("chunk payload bytes sent to remote stores").register(registry);
         FunctionCounter.builder("gpdedup.store.replication.sent.chunks", chunksSent, AtomicLong::get)
                 .description("chunks sent to remote stores (the ones they lacked)").register(registry);
+        FunctionCounter.builder("gpdedup.store.limit.refusals", refusedAtCap, AtomicLong::get)
+                .description("requests refused and connections failed at a limit on what clients hold")
+                .tag("limit", "replication-jobs").register(registry);
     }
 
     private double count(State state) {

@@ -153,6 +153,27 @@ class ReplicationQueueTest {
     }
 
     @Test
+    void aUnitsJobsNotDoneAreCapped() throws IOException {
+        StoreFixture primary = start("primary", 0);
+        int port = freePort();
+        try (StoreClient p = primary.connectA()) {
+            ObjectIo.write(p, SOURCE + "gpbackup_0_20261123045500_16384", ObjectIo.random(6, 10_000), 65_536);
+            // Each to a target of its own, so none is the same copy as another; the remote is away, so none gets done.
+            for (int i = 0; i < ReplicationQueue.MAX_WAITING_PER_UNIT; i++) {
+                p.replicate(SOURCE, new ReplicaTarget("127.0.0.1", port, StoreFixture.UNIT_B, StoreFixture.USER_B, TARGET + i + "/"),
+                        StoreFixture.PASSWORD_B);
+            }
+            StoreServerException e = assertThrows(StoreServerException.class, () -> p.replicate(SOURCE,
+                    new ReplicaTarget("127.0.0.1", port, StoreFixture.UNIT_B, StoreFixture.USER_B, TARGET + "more/"), StoreFixture.PASSWORD_B));
+            assertEquals(ErrorCode.BAD_REQUEST, e.code());
+            assertTrue(e.getMessage().contains("already has " + ReplicationQueue.MAX_WAITING_PER_UNIT + " replication jobs not done"),
+                    e.getMessage());
+            assertEquals(ReplicationQueue.MAX_WAITING_PER_UNIT, p.replicationJobs().size());
+            p.ping();
+        }
+    }
+
+    @Test
     void anUnreadableQueueStopsTheStartNamingTheFileButNotItsContent() throws IOException {
         Path data = Files.createDirectories(dir.resolve("primary"));
         Files.writeString(data.resolve(JobFile.NAME), "{\"format\": 1, \"jobs\": [{\"remote-password\": \"hunter2-secret\"");

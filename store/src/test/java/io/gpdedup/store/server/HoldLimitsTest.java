@@ -78,6 +78,9 @@ class HoldLimitsTest {
                     assertTrue(e.getMessage().contains("its max-leases"), e.getMessage());
                 }
             }
+            String metrics = store.service.metrics().scrape();
+            assertTrue(metrics.contains("gpdedup_store_limit_refusals_total{limit=\"leases\"} 3.0"), metrics);
+            assertTrue(metrics.contains("gpdedup_store_limit_refusals_total{limit=\"replication-jobs\"} 0.0"), metrics);
         }
     }
 
