@@ -29,10 +29,16 @@ final class FrameMemory {
     FrameMemory(long cap, StoreMetrics metrics) {
         this.cap = cap;
         this.metrics = metrics;
+        metrics.watchFrameMemory(this::held);
     }
 
     long cap() {
         return cap;
+    }
+
+    /** Bytes of upload frames counted now, all units. */
+    synchronized long held() {
+        return total;
     }
 
     Account account(String unit) {
