@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Replies of several frames never hold an engine thread while the client does not read: a client
  * of unit A asks eight times (as many as there are engine threads) for a reply of 17 MiB and never
  * reads; a user of unit B still logs in, backs up and restores. The idle timeout is the default
- * 600 s, so a store whose engine threads waited for the reader would hang this test until its
- * timeout.
+ * 600 s: a store whose engine threads waited for the reader leaves B's login unanswered, and the
+ * client gives up after its handshake timeout.
  */
 @Timeout(120)
 class SplitReplyTest {
