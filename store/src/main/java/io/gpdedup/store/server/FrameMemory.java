@@ -9,9 +9,9 @@ import java.util.Map;
 
 /**
  * The frame memory clients hold, server-wide: each upload frame (being received, or received and
- * waiting to be served) counts from the moment its length field is in until it is released. One
- * unit's connections may hold half of the cap, so that a unit's user who sends lengths and
- * trickles the bytes cannot take the memory other units' backups need. A frame beyond a cap fails
+ * waiting to be served) counts from the moment its length field is in until it is released. Where
+ * there are several units, one unit's connections may hold half of the cap, so that a unit's user
+ * who sends lengths and trickles the bytes cannot take the memory other units' backups need. A frame beyond a cap fails
  * its connection with THROTTLED, which a client takes up on a new connection after a pause, as it
  * does a throttled login: for a backup under load that is a wait, not a failure. Replies are not counted:
  * each connection has at most a few of them waiting to be written (see {@link SplitReplyWriter}).
@@ -22,18 +22,25 @@ final class FrameMemory {
     private static final System.Logger LOG = System.getLogger(FrameMemory.class.getName());
 
     private final long cap;
+    private final long unitShare;
     private final StoreMetrics metrics;
     private final Map<String, Long> perUnit = new HashMap<>();
     private long total;
 
-    FrameMemory(long cap, StoreMetrics metrics) {
+    /** @param units how many units the store serves: with one, it may hold the whole cap */
+    FrameMemory(long cap, int units, StoreMetrics metrics) {
         this.cap = cap;
+        this.unitShare = units > 1 ? cap / 2 : cap;
         this.metrics = metrics;
         metrics.watchFrameMemory(this::held);
     }
 
     long cap() {
         return cap;
+    }
+
+    long unitShare() {
+        return unitShare;
     }
 
     /** Bytes of upload frames counted now, all units. */
@@ -63,10 +70,11 @@ final class FrameMemory {
             String refused = null;
             synchronized (FrameMemory.this) {
                 long ofUnit = perUnit.getOrDefault(unit, 0L);
-                if (ofUnit + length > cap / 2) {
-                    refused = "unit '" + unit + "' has " + ofUnit + " bytes of frames in flight, and may have half of the store's max-frame-memory-bytes " + cap;
-                } else if (total + length > cap) {
+                if (total + length > cap) {
                     refused = "the store has " + total + " bytes of frames in flight, its max-frame-memory-bytes is " + cap;
+                } else if (ofUnit + length > unitShare) {
+                    refused = "unit '" + unit + "' has " + ofUnit + " bytes of frames in flight, and may have " + unitShare
+                            + " (half of the store's max-frame-memory-bytes, as other units share it)";
                 } else {
                     perUnit.put(unit, ofUnit + length);
                     total += length;

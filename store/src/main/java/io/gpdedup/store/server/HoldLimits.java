@@ -3,8 +3,8 @@ package io.gpdedup.store.server;
 /**
  * What clients may make the server hold (docs/store.md): open backup leases per connection, per
  * unit and in total (a lease counts until it is closed, through a lost connection's reconnect
- * grace too); frame memory (uploads being read or waiting to be served, replies waiting to be
- * written) in total, of which one unit's connections may take half; and requests read but not yet
+ * grace too); upload frame memory (frames being read or waiting to be served) in total, of which
+ * one unit's connections may take half where there are several units; and requests read but not yet
  * answered per connection. Each default is far above what the backups of a cluster with hundreds of
  * segments per host use.
  *

@@ -46,7 +46,7 @@ final class ServerContext {
         this.recompressor = recompressor;
         HoldLimits holds = config.connectionLimits().holds();
         this.leases = new LeaseCounts(holds, metrics);
-        this.frameMemory = new FrameMemory(holds.frameMemoryBytes(PlatformDependent.maxDirectMemory()), metrics);
+        this.frameMemory = new FrameMemory(holds.frameMemoryBytes(PlatformDependent.maxDirectMemory()), config.units().size(), metrics);
     }
 
     UnitPolicy policy(String unit) {

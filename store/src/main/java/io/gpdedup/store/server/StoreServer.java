@@ -90,7 +90,7 @@ final class StoreServer {
         HoldLimits holds = limits.holds();
         LOG.log(System.Logger.Level.INFO, "holding limits: leases " + holds.maxLeasesPerConnection() + " per connection, "
                 + holds.maxLeasesPerUnit() + " per unit, " + holds.maxLeases() + " in all; frame memory " + context.frameMemory.cap()
-                + " bytes, half of it per unit; " + holds.maxQueuedRequests() + " queued requests per connection");
+                + " bytes, " + context.frameMemory.unitShare() + " per unit; " + holds.maxQueuedRequests() + " queued requests per connection");
         WireBytes wireBytes = new WireBytes(metrics);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
