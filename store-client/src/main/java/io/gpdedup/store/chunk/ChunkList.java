@@ -21,6 +21,7 @@ public final class ChunkList extends AbstractList<ChunkRef> implements RandomAcc
     private static final ChunkList EMPTY = new Builder().build();
     /** 8,192 entries a page of {@link Builder#add}: 256 KiB of fingerprints, so that a growing list never copies much at once. */
     private static final int PAGE_ENTRIES = 1 << 13;
+    private static final int FIRST_PAGE_ENTRIES = 64;
 
     private final byte[][] fingerprints;
     private final int[][] lengths;
@@ -115,14 +116,26 @@ public final class ChunkList extends AbstractList<ChunkRef> implements RandomAcc
             return this;
         }
 
-        /** The index in the open page of the next entry, after opening a page when there is none with room. */
+        /**
+         * The index in the open page of the next entry, after opening a page when there is none with
+         * room. A page opens small and doubles up to {@link #PAGE_ENTRIES}, so a short list holds
+         * little more than its entries.
+         */
         private int slot() {
             grow(1);
             if (inOpenPage == 0 || inOpenPage == PAGE_ENTRIES) {
                 closeOpenPage();
-                fingerprintPages.add(new byte[PAGE_ENTRIES * Fingerprint.LENGTH]);
-                lengthPages.add(new int[PAGE_ENTRIES]);
+                fingerprintPages.add(new byte[FIRST_PAGE_ENTRIES * Fingerprint.LENGTH]);
+                lengthPages.add(new int[FIRST_PAGE_ENTRIES]);
                 starts.add(size);
+            } else {
+                int last = lengthPages.size() - 1;
+                int room = lengthPages.get(last).length;
+                if (inOpenPage == room) {
+                    int doubled = Math.min(PAGE_ENTRIES, room * 2);
+                    fingerprintPages.set(last, Arrays.copyOf(fingerprintPages.get(last), doubled * Fingerprint.LENGTH));
+                    lengthPages.set(last, Arrays.copyOf(lengthPages.get(last), doubled));
+                }
             }
             size++;
             return inOpenPage++;
@@ -136,8 +149,8 @@ public final class ChunkList extends AbstractList<ChunkRef> implements RandomAcc
 
         /** Trims the page {@link #add} was filling to its entries, so that no page has room left. */
         private void closeOpenPage() {
-            if (inOpenPage > 0 && inOpenPage < PAGE_ENTRIES) {
-                int last = fingerprintPages.size() - 1;
+            int last = fingerprintPages.size() - 1;
+            if (inOpenPage > 0 && lengthPages.get(last).length > inOpenPage) {
                 fingerprintPages.set(last, Arrays.copyOf(fingerprintPages.get(last), inOpenPage * Fingerprint.LENGTH));
                 lengthPages.set(last, Arrays.copyOf(lengthPages.get(last), inOpenPage));
             }

@@ -51,6 +51,7 @@ public final class ReplicationQueue implements MeterBinder, AutoCloseable {
     private final AtomicLong attemptsFailed = new AtomicLong();
     private final AtomicLong bytesSent = new AtomicLong();
     private final AtomicLong chunksSent = new AtomicLong();
+    private final AtomicLong refusedAtCap = new AtomicLong();
 
     private ReplicationQueue(JobFile file, ReplicationSettings settings, LongSupplier clock, JobFile.Contents contents) {
         this.file = file;
@@ -119,6 +120,8 @@ public final class ReplicationQueue implements MeterBinder, AutoCloseable {
                 }
             }
             if (waiting >= settings.maxJobsPerUnit()) {
+                refusedAtCap.incrementAndGet();
+                LOG.log(System.Logger.Level.WARNING, "replication of unit " + unit + " refused: " + waiting + " jobs not done yet");
                 throw new StoreException("replication not queued: unit '" + unit + "' already has " + waiting
                         + " replication jobs waiting, its limit (replication-max-jobs-per-unit); queue it again once some are done");
             }
@@ -319,6 +322,9 @@ public final class ReplicationQueue implements MeterBinder, AutoCloseable {
                 .description("chunk payload bytes sent to remote stores").register(registry);
         FunctionCounter.builder("gpdedup.store.replication.sent.chunks", chunksSent, AtomicLong::get)
                 .description("chunks sent to remote stores (the ones they lacked)").register(registry);
+        FunctionCounter.builder("gpdedup.store.limit.refusals", refusedAtCap, AtomicLong::get)
+                .description("requests refused and connections failed at a limit on what clients hold")
+                .tag("limit", "replication-jobs").register(registry);
     }
 
     private double count(State state) {

@@ -119,7 +119,9 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
         if (!ctx.channel().isActive()) {
             return;
         }
-        if (!ctx.pipeline().get(FrameDecoder.class).allowFramesUpTo(server.config.maxFrameBytes())) {
+        FrameMemory.Account memory = server.frameMemory.account(auth.unit());
+        ctx.channel().attr(FrameMemory.ACCOUNT).set(memory);
+        if (!ctx.pipeline().get(FrameDecoder.class).allowFramesUpTo(server.config.maxFrameBytes(), memory)) {
             // A whole frame before AUTH_OK is refused as it arrives; one still arriving is no request either.
             ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.PROTOCOL_VIOLATION, "request before AUTH_OK");
             return;
@@ -128,8 +130,9 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
         LOG.log(System.Logger.Level.INFO, "login: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress()
                 + (role == Role.UNASSIGNED ? "" : " (" + role.word() + ")"));
         server.metrics.watchUnit(unit);
-        StoreSession session = new StoreSession(unit, auth.user(), ctx.channel().attr(HandshakeHandler.VERSION).get(), server.metrics);
-        ctx.pipeline().addAfter(ctx.name(), "store", new StoreHandler(server, session));
+        StoreSession session = new StoreSession(unit, auth.user(), ctx.channel().attr(HandshakeHandler.VERSION).get(), server.metrics,
+                server.leases);
+        ctx.pipeline().addAfter(ctx.name(), "store", new StoreHandler(server, session, ctx.channel()));
         ctx.channel().writeAndFlush(Frame.of(requestId, new Reply.AuthOk()));
         ctx.pipeline().remove(this);
     }

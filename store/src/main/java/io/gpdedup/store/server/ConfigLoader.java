@@ -62,6 +62,11 @@ public final class ConfigLoader {
         @JsonProperty("max-connections") Integer maxConnections;
         @JsonProperty("max-connections-per-address") Integer maxConnectionsPerAddress;
         @JsonProperty("max-pending-logins") Integer maxPendingLogins;
+        @JsonProperty("max-leases-per-connection") Integer maxLeasesPerConnection;
+        @JsonProperty("max-leases-per-unit") Integer maxLeasesPerUnit;
+        @JsonProperty("max-leases") Integer maxLeases;
+        @JsonProperty("max-frame-memory-bytes") Long maxFrameMemoryBytes;
+        @JsonProperty("max-queued-requests") Integer maxQueuedRequests;
         @JsonProperty("disk-reserve-bytes") Long diskReserveBytes;
         @JsonProperty("reconnect-grace-seconds") Integer reconnectGraceSeconds;
         @JsonProperty("storage") StorageSection.StorageFile storage;
@@ -163,7 +168,11 @@ public final class ConfigLoader {
                             f.loginTimeoutSeconds == null ? ConnectionLimits.DEFAULT_LOGIN_TIMEOUT : Duration.ofSeconds(f.loginTimeoutSeconds),
                             or(f.maxConnections, ConnectionLimits.AUTO),
                             or(f.maxConnectionsPerAddress, ConnectionLimits.AUTO),
-                            or(f.maxPendingLogins, ConnectionLimits.DEFAULT_MAX_PENDING_LOGINS)),
+                            or(f.maxPendingLogins, ConnectionLimits.DEFAULT_MAX_PENDING_LOGINS),
+                            new HoldLimits(or(f.maxLeasesPerConnection, HoldLimits.DEFAULT_MAX_LEASES_PER_CONNECTION),
+                                    or(f.maxLeasesPerUnit, HoldLimits.DEFAULT_MAX_LEASES_PER_UNIT), or(f.maxLeases, HoldLimits.DEFAULT_MAX_LEASES),
+                                    or(f.maxFrameMemoryBytes, HoldLimits.AUTO_FRAME_MEMORY),
+                                    or(f.maxQueuedRequests, HoldLimits.DEFAULT_MAX_QUEUED_REQUESTS))),
                     or(f.diskReserveBytes, EngineSettings.DEFAULT_DISK_RESERVE),
                     f.reconnectGraceSeconds == null ? StoreConfig.DEFAULT_RECONNECT_GRACE : Duration.ofSeconds(f.reconnectGraceSeconds),
                     StorageSection.parse(f.storage, source, base, dataDir),

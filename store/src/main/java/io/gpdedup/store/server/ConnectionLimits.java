@@ -7,9 +7,9 @@ import java.time.Duration;
  * have not logged in within {@code loginTimeout} are closed; {@code maxConnections} and
  * {@code maxConnectionsPerAddress} cap the sockets (0: derived from the process's descriptor
  * limit at start, see {@link ConnectionLimiter}); {@code maxPendingLogins} caps the password
- * checks waiting or running at once.
+ * checks waiting or running at once; {@code holds} caps what the connections may make the server hold.
  */
-record ConnectionLimits(Duration loginTimeout, int maxConnections, int maxConnectionsPerAddress, int maxPendingLogins) {
+record ConnectionLimits(Duration loginTimeout, int maxConnections, int maxConnectionsPerAddress, int maxPendingLogins, HoldLimits holds) {
     static final Duration DEFAULT_LOGIN_TIMEOUT = Duration.ofSeconds(5);
     /** For {@code maxConnections} and {@code maxConnectionsPerAddress}: derive from the descriptor limit. */
     public static final int AUTO = 0;
@@ -29,6 +29,11 @@ record ConnectionLimits(Duration loginTimeout, int maxConnections, int maxConnec
         if (maxPendingLogins < 1) {
             throw new IllegalArgumentException("max-pending-logins " + maxPendingLogins + " is below 1");
         }
+        java.util.Objects.requireNonNull(holds, "holds");
+    }
+
+    ConnectionLimits(Duration loginTimeout, int maxConnections, int maxConnectionsPerAddress, int maxPendingLogins) {
+        this(loginTimeout, maxConnections, maxConnectionsPerAddress, maxPendingLogins, HoldLimits.DEFAULT);
     }
 
     public static ConnectionLimits defaults() {
@@ -39,6 +44,6 @@ record ConnectionLimits(Duration loginTimeout, int maxConnections, int maxConnec
     public String toString() {
         return "login-timeout=" + loginTimeout + ", max-connections=" + (maxConnections == AUTO ? "auto" : maxConnections)
                 + ", max-connections-per-address=" + (maxConnectionsPerAddress == AUTO ? "auto" : maxConnectionsPerAddress)
-                + ", max-pending-logins=" + maxPendingLogins;
+                + ", max-pending-logins=" + maxPendingLogins + ", " + holds;
     }
 }

@@ -18,12 +18,14 @@ import java.nio.ByteBuffer;
  * allocated as soon as its length field is in: one copy per byte, where a cumulating decoder copies
  * a frame of many reads again each time its buffer doubles. Before login that buffer is a plain
  * array; after it, a {@link FramePool} buffer, since a fresh array of megabytes for every upload
- * cost a fifth of the event loop in zeroing and page faults. Each whole frame is handed on, and
+ * cost a fifth of the event loop in zeroing and page faults, counted in the connection's
+ * {@link FrameMemory.Account} (at its cap the connection fails). Each whole frame is handed on, and
  * with it the duty to release it, to {@link MessageDecoder}.
  */
 final class FrameDecoder extends ChannelInboundHandlerAdapter {
     private int maxFrameLength = FrameCodec.PRE_AUTH_MAX_FRAME;
-    private boolean pooled;
+    /** Where the frames of a logged-in connection come from; null before login. */
+    private FrameMemory.Account pooled;
     private boolean failed;
     /** The length field while it arrives in pieces. */
     private final ByteBuffer lengthField = ByteBuffer.allocate(FrameCodec.LENGTH_FIELD);
@@ -34,12 +36,12 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
      * Called on the event loop once the client has authenticated; false, and nothing changed, when
      * a frame has begun arriving: the client sent it before it could have seen AUTH_OK.
      */
-    boolean allowFramesUpTo(int maxFrameLength) {
+    boolean allowFramesUpTo(int maxFrameLength, FrameMemory.Account memory) {
         if (frame != null || lengthField.position() > 0) {
             return false;
         }
         this.maxFrameLength = maxFrameLength;
-        this.pooled = true;
+        this.pooled = memory;
         return true;
     }
 
@@ -84,7 +86,16 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
                     + (maxFrameLength == FrameCodec.PRE_AUTH_MAX_FRAME ? " before authentication" : ""));
         }
         int n = (int) length;
-        frame = pooled ? FramePool.take(n) : Unpooled.buffer(n, n);
+        if (pooled == null) {
+            frame = Unpooled.buffer(n, n);
+        } else {
+            try {
+                frame = pooled.take(n);
+            } catch (StoreProtocolException atCap) {
+                failed = true;
+                throw atCap;
+            }
+        }
         return true;
     }
 
@@ -96,7 +107,11 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         if (frame != null) {
-            frame.release();
+            if (pooled != null && FramePool.owns(frame)) {
+                pooled.release(frame);
+            } else {
+                frame.release();
+            }
             frame = null;
         }
     }

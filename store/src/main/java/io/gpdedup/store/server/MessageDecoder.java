@@ -11,7 +11,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * Frame bytes (from {@link FrameDecoder}, whose buffer it then owns) to a decoded {@link Frame},
  * via the shared codec. The bytes are released once decoded, except those of an upload in
  * {@link FramePool} memory, whose payloads are views of them: that frame goes on as a
- * {@link HeldFrame}, and its bytes with it.
+ * {@link HeldFrame}, and its bytes (and their count in the connection's {@link FrameMemory}) with it.
  */
 final class MessageDecoder extends ChannelInboundHandlerAdapter {
     @Override
@@ -20,22 +20,31 @@ final class MessageDecoder extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(msg);
             return;
         }
+        FrameMemory.Account memory = FramePool.owns(bytes) ? ctx.channel().attr(FrameMemory.ACCOUNT).get() : null;
         Frame frame;
         try {
             if (ProtocolErrorHandler.failed(ctx.channel())) {
-                bytes.release();
+                release(bytes, memory);
                 return;
             }
             frame = FrameCodec.decode(bytes.nioBuffer());
         } catch (RuntimeException e) {
-            bytes.release();
+            release(bytes, memory);
             throw e;
         }
-        if (FramePool.owns(bytes) && frame.message() instanceof Request.PutChunks) {
-            ctx.fireChannelRead(new HeldFrame(frame, bytes));
+        if (memory != null && frame.message() instanceof Request.PutChunks) {
+            ctx.fireChannelRead(new HeldFrame(frame, bytes, memory));
         } else {
-            bytes.release();
+            release(bytes, memory);
             ctx.fireChannelRead(frame);
+        }
+    }
+
+    private static void release(ByteBuf bytes, FrameMemory.Account memory) {
+        if (memory == null) {
+            bytes.release();
+        } else {
+            memory.release(bytes);
         }
     }
 }

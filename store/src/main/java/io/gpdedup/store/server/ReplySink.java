@@ -1,16 +1,17 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.protocol.Reply;
+import java.util.concurrent.CompletionStage;
 
-/** Where a request's replies go: parts of a split reply, then exactly one final reply. */
+/** Where a request's replies go: one final reply, or a split reply ending in one. */
 interface ReplySink {
-    /**
-     * Sends a non-final part and returns once it is written, so a long reply is produced no faster
-     * than the client reads it.
-     *
-     * @throws java.io.UncheckedIOException if the connection is gone or the client stopped reading
-     */
-    void part(Reply reply);
-
     void last(Reply reply);
+
+    /**
+     * Sends {@code reply} frame by frame as the client reads them, after any split reply of the same
+     * connection still being sent; returns at once. The stage completes once the final frame has
+     * been handed to {@link #last}, or once the connection is gone; exceptionally if producing a
+     * frame failed without an answer.
+     */
+    CompletionStage<Void> split(SplitReply<?> reply);
 }

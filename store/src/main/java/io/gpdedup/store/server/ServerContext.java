@@ -3,6 +3,7 @@ package io.gpdedup.store.server;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.replication.ReplicationQueue;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.util.internal.PlatformDependent;
 import java.util.concurrent.ExecutorService;
 
 /** What every connection's handlers share: the engine, its executor, config, auth and metrics. */
@@ -20,6 +21,9 @@ final class ServerContext {
     final ChannelGroup channels;
     final AutoCollector collector;
     final IdleRecompressor recompressor;
+    /** What the connections hold, held to the config's {@link HoldLimits}. */
+    final LeaseCounts leases;
+    final FrameMemory frameMemory;
     /** Each unit's roles, retention lock and overwrite rule, as of the last start or reload. */
     private volatile StoreConfig policies;
 
@@ -40,6 +44,9 @@ final class ServerContext {
         this.channels = channels;
         this.collector = collector;
         this.recompressor = recompressor;
+        HoldLimits holds = config.connectionLimits().holds();
+        this.leases = new LeaseCounts(holds, metrics);
+        this.frameMemory = new FrameMemory(holds.frameMemoryBytes(PlatformDependent.maxDirectMemory()), config.units().size(), metrics);
     }
 
     UnitPolicy policy(String unit) {

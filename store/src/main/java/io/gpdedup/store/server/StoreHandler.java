@@ -1,5 +1,6 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.store.client.Futures;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
@@ -12,13 +13,10 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The authenticated part of a connection: hands each request to the engine executor (ordered ones
@@ -32,9 +30,15 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
     static final int MAX_IN_FLIGHT_REQUESTS = 64;
     static final long MAX_IN_FLIGHT_BYTES = 64L << 20;
 
+    private static final System.Logger LOG = System.getLogger(StoreHandler.class.getName());
+
     private final ServerContext server;
     private final StoreSession session;
+    private final int maxQueued;
+    /** Requests refused at {@link #maxQueued}: logged once per connection. */
+    private long refusedQueued;
     private final OrderedQueue ordered;
+    private final SplitReplyWriter splits;
     // Confined to the channel's event loop.
     private int inFlight;
     private long inFlightBytes;
@@ -44,19 +48,41 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
     /** Requests read while paused (one socket read holds many small ones): served once it resumes. */
     private final ArrayDeque<Object> waiting = new ArrayDeque<>();
 
-    StoreHandler(ServerContext server, StoreSession session) {
+    StoreHandler(ServerContext server, StoreSession session, Channel channel) {
         this.server = server;
         this.session = session;
+        this.maxQueued = server.config.connectionLimits().holds().maxQueuedRequests();
         this.ordered = new OrderedQueue(server.executor);
+        this.splits = new SplitReplyWriter(channel, server.executor);
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (paused || !waiting.isEmpty()) {
+            if (inFlight + waiting.size() >= maxQueued) {
+                refuse(ctx, msg);
+                return;
+            }
             waiting.add(msg);
             return;
         }
         receive(ctx, msg);
+    }
+
+    /** Answers a request beyond max-queued-requests with an error, unserved; the connection goes on. */
+    private void refuse(ChannelHandlerContext ctx, Object msg) {
+        Frame frame = msg instanceof HeldFrame held ? held.frame() : (Frame) msg;
+        if (msg instanceof HeldFrame held) {
+            held.release();
+        }
+        server.metrics.limitReached("queued-requests");
+        if (refusedQueued++ == 0) {
+            LOG.log(System.Logger.Level.WARNING, "user '" + session.user + "' of unit '" + session.unit.name() + "' sent more than "
+                    + maxQueued + " requests without waiting for replies (max-queued-requests): refusing those beyond");
+        }
+        ctx.channel().writeAndFlush(Frame.of(frame.requestId(), new Reply.Error(ErrorCode.BAD_REQUEST, frame.type() + " refused: "
+                + (inFlight + waiting.size()) + " requests of this connection are already queued or being served, the store's"
+                + " max-queued-requests; wait for their replies")));
     }
 
     private void receive(ChannelHandlerContext ctx, Object msg) {
@@ -111,7 +137,11 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         }
         return done.whenComplete((v, e) -> {
             if (e != null && !replies.answered) {
-                replies.last(new Reply.Error(ErrorCode.SHUTTING_DOWN, "server is stopping: " + request.type() + " not run"));
+                Throwable cause = Futures.cause(e);
+                // Only a refusal of the stopping executor means that; anything else (an Error too) is the server's fault.
+                replies.last(cause instanceof RejectedExecutionException
+                        ? new Reply.Error(ErrorCode.SHUTTING_DOWN, "server is stopping: " + request.type() + " not run")
+                        : StoreRequests.errorFor(cause, request, session.version));
             }
             server.metrics.request(request.type(), System.nanoTime() - start, replies.ok);
             server.gate.exit();
@@ -205,8 +235,9 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent) {
-            // Idle only counts when nothing is being served: a long VERIFY is not idleness, an unread reply is.
-            if (inFlight == unread) {
+            // Idle only counts when nothing is being served: a long VERIFY is not idleness, an unread reply is,
+            // and so is a split reply parked until the client reads (the socket's buffer full all along).
+            if (inFlight == unread || !ctx.channel().isWritable()) {
                 ctx.close();
             }
         } else {
@@ -229,23 +260,8 @@ final class StoreHandler extends ChannelInboundHandlerAdapter {
         }
 
         @Override
-        public void part(Reply reply) {
-            ChannelFuture written = channel.writeAndFlush(new Frame(requestId, true, reply));
-            long timeout = server.config.idleTimeout().toNanos();
-            boolean finished;
-            try {
-                finished = written.await(timeout, TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new UncheckedIOException(new IOException("interrupted while sending a reply"));
-            }
-            if (!finished) {
-                channel.close();
-                throw new UncheckedIOException(new IOException("client did not read a reply part within " + server.config.idleTimeout()));
-            }
-            if (!written.isSuccess()) {
-                throw new UncheckedIOException(new IOException("sending a reply part failed", written.cause()));
-            }
+        public CompletionStage<Void> split(SplitReply<?> reply) {
+            return splits.write(requestId, reply, this::last);
         }
 
         @Override

@@ -267,6 +267,19 @@ public final class StoreMetrics {
         connections.decrementAndGet();
     }
 
+    /** The upload frames held against max-frame-memory-bytes. */
+    void watchFrameMemory(java.util.function.LongSupplier held) {
+        Gauge.builder("gpdedup.store.frame.memory.held.bytes", () -> held.getAsLong())
+                .description("bytes of upload frames being received or waiting to be served, counted against max-frame-memory-bytes")
+                .register(registry);
+    }
+
+    /** A request refused, or a connection failed, at one of the {@link HoldLimits}: {@code limit} names which. */
+    void limitReached(String limit) {
+        Counter.builder("gpdedup.store.limit.refusals").description("requests refused and connections failed at a limit on what clients hold")
+                .tag("limit", limit).register(registry).increment();
+    }
+
     void leaseOpened() {
         leases.incrementAndGet();
     }

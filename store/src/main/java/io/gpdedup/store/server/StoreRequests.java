@@ -14,12 +14,10 @@ import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.protocol.ProtocolVersions;
 import io.gpdedup.store.protocol.Reply;
-import io.gpdedup.store.protocol.ReplyParts;
 import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.replication.ReplicationQueue;
 import io.gpdedup.store.replication.ReplicationRefusedException;
 import io.gpdedup.store.report.VerifyReport;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,9 +61,6 @@ final class StoreRequests {
     CompletionStage<Void> serve(StoreSession session, Request request, ReplySink out) {
         try {
             return dispatch(session, request, out);
-        } catch (UncheckedIOException gone) {
-            // The client went away in the middle of a split reply: nobody to answer.
-            return DONE;
         } catch (RuntimeException e) {
             out.last(errorFor(e, request, session.version));
             return DONE;
@@ -81,7 +76,7 @@ final class StoreRequests {
         }
         switch (request.type()) {
             case BEGIN_BACKUP:
-                out.last(new Reply.LeaseGranted(s.open(s.unit.beginBackup()).id));
+                out.last(new Reply.LeaseGranted(s.open().id));
                 return DONE;
             case MISSING:
                 missing(s, (Request.Missing) request, out);
@@ -102,14 +97,11 @@ final class StoreRequests {
                 out.last(new Reply.Ok());
                 return DONE;
             case GET_RECIPE:
-                recipe(s, ((Request.GetRecipe) request).objectName(), out);
-                return DONE;
+                return recipe(s, ((Request.GetRecipe) request).objectName(), out);
             case GET_CHUNKS:
-                chunks(s, ((Request.GetChunks) request).fingerprints(), out);
-                return DONE;
+                return chunks(s, ((Request.GetChunks) request).fingerprints(), out);
             case LIST:
-                sendParts(new Reply.ObjectsPart(s.unit.list(((Request.ListObjects) request).prefix()), s.version >= ProtocolVersions.V6), out);
-                return DONE;
+                return sendParts(new Reply.ObjectsPart(s.unit.list(((Request.ListObjects) request).prefix()), s.version >= ProtocolVersions.V6), out);
             case DELETE: {
                 var d = (Request.DeleteObjects) request;
                 if (d.prefix().isEmpty()) {
@@ -146,8 +138,7 @@ final class StoreRequests {
                 out.last(new Reply.ReplicationQueued(replicate(s, (Request.Replicate) request)));
                 return DONE;
             case REPLICATION_STATUS:
-                sendParts(new Reply.ReplicationJobsPart(replication.jobs(s.unit.name())), out);
-                return DONE;
+                return sendParts(new Reply.ReplicationJobsPart(replication.jobs(s.unit.name())), out);
             default:
                 throw new IllegalStateException(request.type() + " is not a store request");
         }
@@ -252,11 +243,11 @@ final class StoreRequests {
         }, executor);
     }
 
-    private void recipe(StoreSession s, String name, ReplySink out) {
+    private CompletionStage<Void> recipe(StoreSession s, String name, ReplySink out) {
         Optional<Recipe> found = s.unit.recipe(name);
         if (found.isEmpty()) {
             out.last(new Reply.NotFound());
-            return;
+            return DONE;
         }
         Recipe r = found.get();
         if (r.streamSha256() == null && s.version < ProtocolVersions.V4) {
@@ -265,28 +256,28 @@ final class StoreRequests {
         }
         // An older client would take the digest for bytes after the body: it only goes to those that know it.
         byte[] listed = s.version >= ProtocolVersions.V4 ? r.chunkListSha256() : null;
-        sendParts(new Reply.RecipePart(r.totalLength(), r.streamSha256(), r.chunks(), listed), out);
+        return sendParts(new Reply.RecipePart(r.totalLength(), r.streamSha256(), r.chunks(), listed), out);
     }
 
-    private void chunks(StoreSession s, List<Fingerprint> fingerprints, ReplySink out) {
+    /** The chunks, each read only when the frame it goes in is being filled. */
+    private CompletionStage<Void> chunks(StoreSession s, List<Fingerprint> fingerprints, ReplySink out) {
         checkBatch(fingerprints.size());
-        ReplyParts<StoredChunk> parts = new ReplyParts<>(new Reply.ChunksPart(List.of()), maxFrame, out::part);
-        for (Fingerprint fp : fingerprints) {
+        int room = maxFrame - FrameCodec.frameLength(Frame.of(0, new Reply.ChunksPart(List.of())));
+        Iterable<StoredChunk> read = () -> fingerprints.stream().map(fp -> {
             StoredChunk c;
             try {
                 c = s.unit.read(fp);
             } catch (StoreException e) {
                 throw new StoreException("chunk " + fp + ": " + e.getMessage(), e);
             }
-            try {
-                parts.add(c);
-            } catch (IllegalArgumentException e) {
-                int size = new Reply.ChunksPart(List.of()).entrySize(c);
-                throw new StoreException("chunk " + fp + " (" + size + " bytes) does not fit in a frame of " + maxFrame + " bytes", e);
+            int size = new Reply.ChunksPart(List.of()).entrySize(c);
+            if (size > room) {
+                throw new StoreException("chunk " + fp + " (" + size + " bytes) does not fit in a frame of " + maxFrame + " bytes");
             }
             metrics.chunkRead(c.payload().length);
-        }
-        out.last(parts.last());
+            return c;
+        }).iterator();
+        return out.split(new SplitReply<>(new Reply.ChunksPart(List.of()), maxFrame, read));
     }
 
     /** Queues the copy of a backup of the session's unit; refuses one with nothing to copy. */
@@ -301,8 +292,8 @@ final class StoreRequests {
     }
 
     /** A list as a reply of as many frames (MORE) as it needs. */
-    private void sendParts(Reply.ListPart<?> whole, ReplySink out) {
-        out.last(ReplyParts.split(whole, maxFrame, out::part));
+    private <E> CompletionStage<Void> sendParts(Reply.ListPart<E> whole, ReplySink out) {
+        return out.split(new SplitReply<>(whole, maxFrame, whole.entries()));
     }
 
     /** The verify report, its lists cut (saying so) until it fits in one frame. */
@@ -343,7 +334,8 @@ final class StoreRequests {
             return new Reply.Error(ErrorCode.BAD_REQUEST, message(e));
         }
         LOG.log(System.Logger.Level.ERROR, "serving " + request.type() + " failed", e);
-        return new Reply.Error(ErrorCode.INTERNAL, request.type() + " failed in the server: " + e);
+        String what = e instanceof OutOfMemoryError ? "the server ran out of memory" : e instanceof Error ? "a fault in the server" : message(e);
+        return new Reply.Error(ErrorCode.INTERNAL, request.type() + " failed in the server (" + what + "); the store's log has the cause");
     }
 
     private static String message(Throwable e) {

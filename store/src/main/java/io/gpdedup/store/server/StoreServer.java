@@ -87,6 +87,10 @@ final class StoreServer {
         ServerContext context = new ServerContext(engine, config, metrics, executor, authenticator,
                 LoginThrottle.standard(limits.maxPendingLogins()), refusals, channels,
                 replication, collector, recompressor);
+        HoldLimits holds = limits.holds();
+        LOG.log(System.Logger.Level.INFO, "holding limits: leases " + holds.maxLeasesPerConnection() + " per connection, "
+                + holds.maxLeasesPerUnit() + " per unit, " + holds.maxLeases() + " in all; frame memory " + context.frameMemory.cap()
+                + " bytes, " + context.frameMemory.unitShare() + " per unit; " + holds.maxQueuedRequests() + " queued requests per connection");
         WireBytes wireBytes = new WireBytes(metrics);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)

@@ -26,17 +26,28 @@ final class StoreSession {
     /** The protocol version agreed on the connection: what its replies may carry. */
     final int version;
     private final StoreMetrics metrics;
+    private final LeaseCounts counts;
     private final Map<Long, OpenLease> leases = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    StoreSession(StorageUnit unit, String user, int version, StoreMetrics metrics) {
+    StoreSession(StorageUnit unit, String user, int version, StoreMetrics metrics, LeaseCounts counts) {
         this.unit = unit;
         this.user = user;
         this.version = version;
         this.metrics = metrics;
+        this.counts = counts;
     }
 
-    OpenLease open(BackupLease lease) {
+    /** Begins a backup in the unit, unless a lease cap is reached. */
+    OpenLease open() {
+        counts.take(unit.name(), user, leases.size());
+        BackupLease lease;
+        try {
+            lease = unit.beginBackup();
+        } catch (RuntimeException | Error e) {
+            counts.give(unit.name());
+            throw e;
+        }
         OpenLease open = new OpenLease(NEXT_LEASE.getAndIncrement(), lease);
         leases.put(open.id, open);
         metrics.leaseOpened();
@@ -65,6 +76,7 @@ final class StoreSession {
         try {
             l.lease.close();
         } finally {
+            counts.give(unit.name());
             metrics.leaseClosed();
         }
     }

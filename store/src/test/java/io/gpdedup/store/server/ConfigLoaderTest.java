@@ -144,6 +144,23 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void holdingLimitsHaveDefaultsAndAreRead() {
+        String units = "units: {u: {users: {a: '" + HASH + "'}}}\n";
+        assertEquals(HoldLimits.DEFAULT, ConfigLoader.parse(units, "t.yaml", BASE).connectionLimits().holds());
+        HoldLimits h = ConfigLoader.parse("max-leases-per-connection: 8\nmax-leases-per-unit: 16\nmax-leases: 32\n"
+                + "max-frame-memory-bytes: 1073741824\nmax-queued-requests: 200\n" + units, "t.yaml", BASE).connectionLimits().holds();
+        assertEquals(new HoldLimits(8, 16, 32, 1L << 30, 200), h);
+        assertEquals(1L << 30, h.frameMemoryBytes(1L << 40));
+        assertEquals(1L << 29, HoldLimits.DEFAULT.frameMemoryBytes(1L << 30), "auto: half the direct memory limit");
+        for (String bad : new String[] {"max-leases-per-connection: 0", "max-leases-per-unit: 0", "max-leases: -1",
+            "max-frame-memory-bytes: -1", "max-queued-requests: 63"}) {
+            ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
+                    () -> ConfigLoader.parse(bad + "\n" + units, "t.yaml", BASE), bad);
+            assertTrue(e.getMessage().contains(bad.substring(0, bad.indexOf(':'))), e.getMessage());
+        }
+    }
+
+    @Test
     void aRepeatedKeyIsAnError() {
         ConfigLoader.ConfigException e = assertThrows(ConfigLoader.ConfigException.class,
                 () -> ConfigLoader.parse("port: 1\nport: 2\nunits: {u: {users: {a: '" + HASH + "'}}}\n", "t.yaml", BASE));
