@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * server, seeded and bounded: error replies (503 SlowDown, 500), delays, connections reset before
  * the request reaches the server or after it took effect (the reply is lost), replies cut off
  * half-way, and stalls longer than a client's timeout. It can also refuse every write (PUT, POST,
- * DELETE) while reads pass, or drop every connection (the server unreachable). Listens on
- * 127.0.0.1 only.
+ * DELETE) while reads pass, hold the writes to some keys and forward them later (a request that
+ * lands long after its client sent it), or drop every connection (the server unreachable). Listens
+ * on 127.0.0.1 only.
  */
 public final class FaultProxy implements AutoCloseable {
     /** What can happen to one request. */
@@ -83,6 +84,8 @@ public final class FaultProxy implements AutoCloseable {
     private Random random = new Random(0); // guarded by this
     private int faultsLeft; // guarded by this
     private volatile boolean refuseWrites;
+    private String holdPart; // guarded by this
+    private int heldCount; // guarded by this
     private volatile boolean down;
     private volatile boolean closed;
 
@@ -127,6 +130,35 @@ public final class FaultProxy implements AutoCloseable {
             for (Socket s : open) {
                 closeQuietly(s);
             }
+        }
+    }
+
+    /**
+     * From now on every write (PUT, POST, DELETE) whose request line contains {@code keyPart} is
+     * read in full and then held, neither forwarded nor answered, until {@link #release()}.
+     */
+    public synchronized void hold(String keyPart) {
+        holdPart = keyPart;
+    }
+
+    /** Writes held so far. */
+    public synchronized int held() {
+        return heldCount;
+    }
+
+    /** Forwards every held write (it takes effect now, whether its client still waits or not) and holds no more. */
+    public synchronized void release() {
+        holdPart = null;
+        notifyAll();
+    }
+
+    private synchronized void waitIfHeld(Head req, boolean write) throws InterruptedException {
+        if (holdPart == null || !write || !req.first().contains(holdPart)) {
+            return;
+        }
+        heldCount++;
+        while (holdPart != null && !closed) {
+            wait(100);
         }
     }
 
@@ -197,6 +229,7 @@ public final class FaultProxy implements AutoCloseable {
                     cout.flush();
                 }
                 byte[] body = readBody(cin, req, false);
+                waitIfHeld(req, write);
                 if (fault == Fault.DELAY) {
                     long ms = 1 + (long) (nextDouble() * Math.max(1, currentPlan().maxDelayMillis()));
                     Thread.sleep(ms);

@@ -163,7 +163,7 @@ final class GroupCommitter implements AutoCloseable {
                 ready.add(p);
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
-                p.future().completeExceptionally(new StoreException("cannot write the recipe of " + p.name() + ": " + cause, cause));
+                p.future().completeExceptionally(new StoreException("cannot write the recipe of " + p.name() + ": " + describe(cause), cause));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 p.future().completeExceptionally(new StoreException("interrupted while writing the recipe of " + p.name(), e));
@@ -179,7 +179,7 @@ final class GroupCommitter implements AutoCloseable {
                 catalog.discard(s);
             }
             for (Pending p : ready) {
-                p.future().completeExceptionally(new StoreException("cannot publish the recipe of " + p.name() + ": " + e, e));
+                p.future().completeExceptionally(new StoreException("cannot publish the recipe of " + p.name() + ": " + describe(e), e));
             }
             return;
         }
@@ -230,5 +230,10 @@ final class GroupCommitter implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         stagers.shutdown();
+    }
+
+    /** A failure's own message, fit for the client: never the class name of an exception that has one. */
+    private static String describe(Throwable e) {
+        return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 }

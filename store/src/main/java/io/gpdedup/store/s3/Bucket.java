@@ -26,6 +26,7 @@ import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.RetryableException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -74,34 +75,45 @@ public final class Bucket implements AutoCloseable {
     public record Fetched(byte[] bytes, String etag, Instant lastModified, Instant serverNow) {
     }
 
+    /** The time a write beginning now may take in all, its attempts and their backoff included; or a refusal to begin it. */
+    @FunctionalInterface
+    interface WriteLimit {
+        Duration remaining() throws BucketException;
+    }
+
     private final S3Client s3;
     private final S3Client quickClient;
     private final S3Settings settings;
     private final RequestCounters counters;
-    private final ExecutorService deleters = Executors.newFixedThreadPool(DELETERS, r -> {
-        Thread t = new Thread(r, "gpdedup-bucket-delete");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService deleters;
     private volatile Boolean conditionalWrites;
     private final BucketLocks locks;
+    /** {@code null}: a write is bounded by its attempts and their timeouts only. */
+    private final WriteLimit limit;
 
     private final boolean owner;
 
-    private Bucket(S3Client s3, S3Client quickClient, S3Settings settings, RequestCounters counters, boolean owner, BucketLocks shared) {
+    private Bucket(S3Client s3, S3Client quickClient, S3Settings settings, RequestCounters counters, boolean owner, BucketLocks shared,
+            ExecutorService deleters, WriteLimit limit) {
         this.owner = owner;
         this.s3 = s3;
         this.quickClient = quickClient;
         this.settings = settings;
         this.counters = counters;
         this.locks = shared != null ? shared : new BucketLocks(this, s3);
+        this.deleters = deleters != null ? deleters : Executors.newFixedThreadPool(DELETERS, r -> {
+            Thread t = new Thread(r, "gpdedup-bucket-delete");
+            t.setDaemon(true);
+            return t;
+        });
+        this.limit = limit;
     }
 
     /** A client for the settings' bucket; nothing is sent until the first request ({@link #check()}). */
     public static Bucket open(S3Settings settings) {
         RequestCounters counters = new RequestCounters();
         S3Client quick = client(settings, counters, QUICK_ATTEMPTS, QUICK_LIMIT);
-        return new Bucket(client(settings, counters, MAX_ATTEMPTS, null), quick, settings, counters, true, null);
+        return new Bucket(client(settings, counters, MAX_ATTEMPTS, null), quick, settings, counters, true, null, null, null);
     }
 
     /**
@@ -109,7 +121,16 @@ public final class Bucket implements AutoCloseable {
      * hang on one request while its time runs out (the next renewal is a new chance).
      */
     public Bucket quick() {
-        return new Bucket(quickClient, quickClient, settings, counters, false, locks);
+        return new Bucket(quickClient, quickClient, settings, counters, false, locks, deleters, null);
+    }
+
+    /**
+     * The same bucket, each PUT and DELETE given no more time in all than {@code limit} says when
+     * it begins: a unit's writes under its lease, none of which may still be under way once another
+     * store could take the unit over (docs/s3.md, fencing). A write out of time fails, not retried further.
+     */
+    Bucket fenced(WriteLimit limit) {
+        return new Bucket(s3, quickClient, settings, counters, false, locks, deleters, limit);
     }
 
     private static S3Client client(S3Settings settings, RequestCounters counters, int attempts, Duration callLimit) {
@@ -225,6 +246,10 @@ public final class Bucket implements AutoCloseable {
 
     private String put(String key, byte[] md5, PutObjectRequest.Builder req, RequestBody body) throws BucketException {
         String what = "write " + key;
+        Duration bound = limit == null ? null : limit.remaining();
+        if (bound != null) {
+            req.overrideConfiguration(o -> o.apiCallTimeout(bound));
+        }
         try {
             PutObjectResponse r = s3.putObject(req.bucket(settings.bucket()).key(fullKey(key)).contentMD5(Base64.getEncoder().encodeToString(md5))
                     .build(), body);
@@ -236,9 +261,16 @@ public final class Bucket implements AutoCloseable {
                         + " (ETag " + etag + ", content MD5 " + HexFormat.of().formatHex(md5) + ")", null);
             }
             return etag;
+        } catch (ApiCallTimeoutException e) {
+            throw outOfTime(what, bound, e);
         } catch (SdkException e) {
             throw failure(what, e);
         }
+    }
+
+    private BucketException outOfTime(String what, Duration bound, ApiCallTimeoutException e) {
+        return new BucketException(BucketException.Kind.FAILED, what + ": " + where() + " did not complete it within the "
+                + (bound == null ? "time" : bound.toMillis() + " ms") + " left before the unit's lease could lapse; try again", e);
     }
 
     /** An object's bytes, empty if there is none. */
@@ -337,8 +369,16 @@ public final class Bucket implements AutoCloseable {
      * (docs/s3.md, section 7), rather than a request per version of a key rewritten every few seconds.
      */
     public void delete(String key) throws BucketException {
+        Duration bound = limit == null ? null : limit.remaining();
         try {
-            s3.deleteObject(b -> b.bucket(settings.bucket()).key(fullKey(key)));
+            s3.deleteObject(b -> {
+                b.bucket(settings.bucket()).key(fullKey(key));
+                if (bound != null) {
+                    b.overrideConfiguration(o -> o.apiCallTimeout(bound));
+                }
+            });
+        } catch (ApiCallTimeoutException e) {
+            throw outOfTime("delete " + key, bound, e);
         } catch (SdkException e) {
             throw failure("delete " + key, e);
         }
@@ -534,10 +574,10 @@ public final class Bucket implements AutoCloseable {
 
     @Override
     public void close() {
-        deleters.shutdownNow();
         if (!owner) {
-            return; // a view: the bucket it came from closes the clients
+            return; // a view: the bucket it came from closes the clients and the deleters
         }
+        deleters.shutdownNow();
         s3.close();
         quickClient.close();
     }

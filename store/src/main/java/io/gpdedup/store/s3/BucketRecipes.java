@@ -164,6 +164,7 @@ final class BucketRecipes implements RecipeStore {
 
     @Override
     public Staged stage(String name, long committedAtMillis, long length, byte[] bytes, RetentionLock lock) throws IOException {
+        long takes = lease.takes();
         lease.checkWritable();
         String file = ObjectName.fileName(name);
         forget(file);
@@ -172,6 +173,8 @@ final class BucketRecipes implements RecipeStore {
         String etag = bucket.put(keys.recipe(file), bytes, held ? lock : RetentionLock.NONE);
         remember(file, bytes);
         etags.put(file, etag != null ? etag : Bucket.md5Hex(bytes));
+        // The recipe is the commit's last write: a store that takes the unit over later lists it.
+        lease.confirmHeld(takes, "the recipe of " + name);
         return new Staged(name, null, length, committedAtMillis);
     }
 

@@ -146,10 +146,11 @@ public final class S3Backend implements UnitBackend {
     public UnitParts openUnit(String name) throws IOException {
         UnitLease lease = UnitLease.acquire(bucket, name, me, s3.leaseSeconds(), conditional);
         try {
-            BucketContainers containers = new BucketContainers(name, bucket, cache, lease, uploads, s3.cacheDir().resolve("spool").resolve(name),
+            Bucket fenced = bucket.fenced(lease::writeLimit);
+            BucketContainers containers = new BucketContainers(name, fenced, cache, lease, uploads, s3.cacheDir().resolve("spool").resolve(name),
                     settings, spoolSpace, locking.getOrDefault(name, CommitPolicy.UNRESTRICTED));
             leases.put(name, lease);
-            return new UnitParts(containers, new BucketRecipes(name, bucket, lease), () -> {
+            return new UnitParts(containers, new BucketRecipes(name, fenced, lease), () -> {
                 leases.remove(name);
                 lease.release();
             });

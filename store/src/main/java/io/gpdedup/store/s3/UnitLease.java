@@ -60,6 +60,8 @@ final class UnitLease {
     private volatile long renewedAtNanos;
     private volatile String etag;
     private volatile String lostTo;
+    /** Counts takes: a write begun under one take is not covered by a later one, which may follow another store's tenure. */
+    private volatile long takes;
     private long renewals; // guarded by this
 
     private UnitLease(Bucket bucket, String unit, StoreIdentity me, int leaseSeconds, boolean conditional) {
@@ -116,6 +118,7 @@ final class UnitLease {
             etag = back.get().etag();
         }
         renewedAtNanos = written;
+        takes++;
         lostTo = null;
     }
 
@@ -174,6 +177,56 @@ final class UnitLease {
 
     private long writeWindowNanos() {
         return TimeUnit.SECONDS.toNanos(leaseSeconds) * 2 / 3;
+    }
+
+    /**
+     * How long before another store could take the unit over we stop trusting the lease: the
+     * server dates a lease to the second, so a taker may count up to a second too much, and the
+     * two clocks may run at slightly different rates.
+     */
+    private long marginNanos() {
+        return TimeUnit.SECONDS.toNanos(Math.max(2, leaseSeconds / 6));
+    }
+
+    /** The instant, by this process's clock, until which no other store can have taken the unit over. */
+    private long heldUntilNanos() {
+        return renewedAtNanos + TimeUnit.SECONDS.toNanos(leaseSeconds) - marginNanos();
+    }
+
+    /** What {@link #confirmHeld} compares with: read before a write is sent. */
+    long takes() {
+        return takes;
+    }
+
+    /**
+     * Throws unless the lease was still this store's when a write that began after {@code takes()}
+     * returned {@code takesBefore} completed (called at its completion): no other store can have
+     * taken the unit over and listed it before that write landed. A commit is acknowledged only
+     * after this passed for its recipe.
+     */
+    void confirmHeld(long takesBefore, String what) throws BucketException {
+        checkWritable();
+        long late = System.nanoTime() - heldUntilNanos();
+        if (takes != takesBefore || late >= 0) {
+            throw new BucketException(BucketException.Kind.FAILED, "storage unit " + unit + ": " + what + " was written when this store's lease"
+                    + " could have lapsed (last renewed " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - renewedAtNanos)
+                    + " s before), so another store may have taken the unit over without it; not acknowledged: run it again", null);
+        }
+    }
+
+    /**
+     * The time a write to the unit beginning now may take in all: until another store could take
+     * the unit over. Throws as {@link #checkWritable()} does when it may not begin at all.
+     */
+    Duration writeLimit() throws BucketException {
+        checkWritable();
+        long left = heldUntilNanos() - System.nanoTime();
+        if (left <= 0) {
+            throw new BucketException(BucketException.Kind.FAILED, "storage unit " + unit + ": its lease in the bucket was last renewed "
+                    + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - renewedAtNanos) + " s ago (is the bucket reachable?);"
+                    + " writes resume once it is renewed", null);
+        }
+        return Duration.ofNanos(left);
     }
 
     /** Throws unless this store may write to the unit now (before every upload, recipe and deletion). */
