@@ -47,6 +47,7 @@ class S3FencingTest {
         String bucket = server.newBucket("fence");
         byte[] before = TestObjects.data(1, 200_000, false);
         byte[] late = TestObjects.data(2, 300_000, false);
+        boolean acknowledged = false;
         try (FaultProxy proxy = FaultProxy.start(server.port())) {
             S3Settings viaProxy = TestBuckets.at(URI.create(proxy.endpoint()), bucket, dir).withLeaseSeconds(LEASE_SECONDS);
             S3Settings direct = TestBuckets.at(server.endpoint(), bucket, dir).withLeaseSeconds(LEASE_SECONDS);
@@ -66,13 +67,11 @@ class S3FencingTest {
                 proxy.release(); // the PUT lands now, after the take-over
 
                 String outcome;
-                boolean acknowledged;
                 try {
                     backup.get(120, TimeUnit.SECONDS);
                     acknowledged = true;
                     outcome = "acknowledged";
                 } catch (ExecutionException e) {
-                    acknowledged = false;
                     outcome = e.getCause().getMessage();
                     System.out.println("not acknowledged: " + outcome);
                 }
@@ -88,6 +87,14 @@ class S3FencingTest {
                 assertArrayEquals(before, TestObjects.restore(ub, "before"));
                 VerifyReport v = ub.verify();
                 assertTrue(v.ok(), v.toString());
+            }
+            // The next store to start lists what is in the bucket: whatever it finds damaged was never acknowledged.
+            try (DiskStoreEngine c = open(direct, "c")) {
+                StorageUnit uc = c.unit("u1");
+                assertArrayEquals(before, TestObjects.restore(uc, "before"));
+                VerifyReport v = uc.verify();
+                assertFalse(v.damagedObjects().contains("before"), v.toString());
+                assertTrue(!acknowledged || !v.damagedObjects().contains("late"), v.toString());
             }
         }
     }
