@@ -31,8 +31,10 @@ import java.util.logging.Logger;
  * lease and writing its own gives up, so a slow writer cannot overwrite a winner after it looked.
  *
  * <p>The holder stops writing to the unit (uploads, recipes, deletions) once two thirds of the
- * lease time passed since the last renewal it started, by its own clock, so it has stopped well
- * before another store may take over; writes resume when a renewal succeeds. A holder whose lease
+ * lease time passed since the last renewal it started, by its own clock, and gives each write a
+ * total time limit ({@link #writeLimit}) that ends before another store may take over; a commit is
+ * acknowledged only once {@link #confirmHeld} passed for its recipe (docs/s3.md, fencing). Writes
+ * resume when a renewal succeeds. A holder whose lease
  * lapsed takes it again as a newcomer would, and one that finds another store's lease has lost the
  * unit for good.
  */
