@@ -268,7 +268,7 @@ public final class Bucket implements AutoCloseable {
         }
     }
 
-    private BucketException outOfTime(String what, Duration bound, ApiCallTimeoutException e) {
+    BucketException outOfTime(String what, Duration bound, ApiCallTimeoutException e) {
         return new BucketException(BucketException.Kind.FAILED, what + ": " + where() + " did not complete it within the "
                 + (bound == null ? "time" : bound.toMillis() + " ms") + " left before the unit's lease could lapse; try again", e);
     }
@@ -404,7 +404,7 @@ public final class Bucket implements AutoCloseable {
         for (String k : order) {
             pending.add(deleters.submit(() -> {
                 if (locks.versioned()) {
-                    return locks.deleteVersions(k, bypassGovernance);
+                    return locks.deleteVersions(k, bypassGovernance, limit);
                 }
                 delete(k);
                 return true;

@@ -1,9 +1,11 @@
 package io.gpdedup.store.s3;
 
 import io.gpdedup.store.chunk.RetentionLock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.DeleteMarkerEntry;
@@ -130,9 +132,10 @@ final class BucketLocks {
      * Deletes every version (and delete marker) of exactly {@code key}; false when the bucket
      * refused a version because its retention still holds. {@code bypassGovernance} asks the
      * bucket to bypass governance retention, which it grants only to credentials allowed to. A refusal for any other reason (the
-     * credentials may not delete versions) is an error.
+     * credentials may not delete versions) is an error. Each version's deletion gets the time
+     * {@code limit} gives it ({@code null}: no limit but its attempts').
      */
-    boolean deleteVersions(String key, boolean bypassGovernance) throws BucketException {
+    boolean deleteVersions(String key, boolean bypassGovernance, Bucket.WriteLimit limit) throws BucketException {
         String full = bucket.fullKey(key);
         List<String> versions = new ArrayList<>();
         try {
@@ -160,9 +163,17 @@ final class BucketLocks {
         }
         boolean all = true;
         for (String version : versions) {
+            Duration bound = limit == null ? null : limit.remaining();
             try {
-                s3.deleteObject(b -> b.bucket(bucket.settings().bucket()).key(full).versionId(version)
-                        .bypassGovernanceRetention(bypassGovernance ? Boolean.TRUE : null));
+                s3.deleteObject(b -> {
+                    b.bucket(bucket.settings().bucket()).key(full).versionId(version)
+                            .bypassGovernanceRetention(bypassGovernance ? Boolean.TRUE : null);
+                    if (bound != null) {
+                        b.overrideConfiguration(o -> o.apiCallTimeout(bound));
+                    }
+                });
+            } catch (ApiCallTimeoutException e) {
+                throw bucket.outOfTime("delete " + key + " version " + version, bound, e);
             } catch (S3Exception e) {
                 // By the version's retention, not this machine's clock: the bucket's clock decides.
                 if (e.statusCode() != 403 || of(key, version).mode() == RetentionLock.Mode.NONE) {
