@@ -34,9 +34,8 @@ import java.util.logging.Logger;
  * lease time passed since the last renewal it started, by its own clock, and gives each write a
  * total time limit ({@link #writeLimit}) that ends before another store may take over; a commit is
  * acknowledged only once {@link #confirmHeld} passed for its recipe (docs/s3.md, fencing). Writes
- * resume when a renewal succeeds. A holder whose lease
- * lapsed takes it again as a newcomer would, and one that finds another store's lease has lost the
- * unit for good.
+ * resume when a renewal succeeds. A holder whose lease lapsed takes it again as a newcomer would,
+ * and one that finds another store's lease has lost the unit for good.
  */
 final class UnitLease {
     private static final Logger LOG = Logger.getLogger(UnitLease.class.getName());
@@ -207,7 +206,7 @@ final class UnitLease {
      * after this passed for its recipe.
      */
     void confirmHeld(long takesBefore, String what) throws BucketException {
-        checkWritable();
+        checkNotLost();
         long late = System.nanoTime() - heldUntilNanos();
         if (takes != takesBefore || late >= 0) {
             throw new BucketException(BucketException.Kind.FAILED, "storage unit " + unit + ": " + what + " was written when this store's lease"
@@ -233,14 +232,18 @@ final class UnitLease {
 
     /** Throws unless this store may write to the unit now (before every upload, recipe and deletion). */
     void checkWritable() throws BucketException {
-        String lost = lostTo;
-        if (lost != null) {
-            throw new BucketException(BucketException.Kind.CONFLICT, "storage unit " + unit + " is no longer this store's: " + lost, null);
-        }
+        checkNotLost();
         long age = System.nanoTime() - renewedAtNanos;
         if (age > writeWindowNanos()) {
             throw new BucketException(BucketException.Kind.FAILED, "storage unit " + unit + ": its lease in the bucket was last renewed "
                     + TimeUnit.NANOSECONDS.toSeconds(age) + " s ago (is the bucket reachable?); writes resume once it is renewed", null);
+        }
+    }
+
+    private void checkNotLost() throws BucketException {
+        String lost = lostTo;
+        if (lost != null) {
+            throw new BucketException(BucketException.Kind.CONFLICT, "storage unit " + unit + " is no longer this store's: " + lost, null);
         }
     }
 
