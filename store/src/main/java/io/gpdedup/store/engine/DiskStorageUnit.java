@@ -10,7 +10,6 @@ import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.container.CapacityExceededException;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
-import io.gpdedup.store.container.CorruptRecordException;
 import io.gpdedup.store.container.DiskFullException;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.recipe.CorruptRecipeException;
@@ -22,7 +21,6 @@ import io.gpdedup.store.report.VerifyReport;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -51,8 +49,6 @@ import java.util.logging.Logger;
  */
 final class DiskStorageUnit implements StorageUnit {
     private static final Logger LOG = Logger.getLogger(DiskStorageUnit.class.getName());
-    private static final int READ_ATTEMPTS = 8;
-    private static final ThreadLocal<ByteBuffer> RECORD_READS = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(0));
     /** Free space a rewrite leaves beyond its copies, for the directory entries and fsyncs around it. */
     private static final long COPY_ROOM_MARGIN = 1L << 20;
 
@@ -61,6 +57,7 @@ final class DiskStorageUnit implements StorageUnit {
     private final ContainerStore containers;
     private final ChunkIndex index;
     private final RecipeCatalog catalog;
+    private final RecordReader records;
     private final GroupCommitter committer;
     private final ReentrantLock writeLock = new ReentrantLock();
     private final Set<DiskBackupLease> leases = new HashSet<>(); // guarded by writeLock
@@ -97,6 +94,7 @@ final class DiskStorageUnit implements StorageUnit {
         this.containers = containers;
         this.index = index;
         this.catalog = catalog;
+        this.records = new RecordReader(name, containers, index);
         this.onClose = onClose;
         this.recoveryProblems.addAll(problems);
         this.committer = new GroupCommitter(name, containers, catalog, this::saveIndexIfBehind, this::retainChunks);
@@ -350,54 +348,14 @@ final class DiskStorageUnit implements StorageUnit {
         return new StoredChunk(Codec.ofId(r.codecId()), r.rawLength(), r.payload());
     }
 
-    /**
-     * A direct buffer of {@code length} bytes (position 0, limit {@code length}) kept by the calling
-     * thread from read to read, as large as the largest record it read: a restore keeps only each
-     * record's payload, so a new array per record was zeroed, faulted in and filled through a
-     * temporary direct buffer for nothing.
-     */
-    private static ByteBuffer recordBuffer(int length) {
-        ByteBuffer b = RECORD_READS.get();
-        if (b.capacity() < length) {
-            b = ByteBuffer.allocateDirect(Math.max(length, 2 * b.capacity()));
-            RECORD_READS.set(b);
-        }
-        return b.clear().limit(length);
-    }
-
     /** The chunk's record, checksum checked; retried when garbage collection moves it meanwhile. */
     ChunkRecord readRecord(Fingerprint fp) {
-        for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
-            ChunkIndex.Location loc = index.lookup(fp);
-            if (loc == null) {
-                throw new StoreException("chunk " + fp + " is not stored in unit " + name);
-            }
-            ByteBuffer bytes = recordBuffer(loc.length());
-            try {
-                containers.read(loc.container(), loc.offset(), bytes);
-                bytes.flip();
-            } catch (ContainerStore.GoneException e) {
-                continue;
-            } catch (ClosedChannelException e) {
-                throw new StoreException("interrupted while reading chunk " + fp, e);
-            } catch (IOException e) {
-                throw new StoreException("cannot read chunk " + fp + " from container " + loc.container() + ": " + e, e);
-            }
-            ChunkRecord r;
-            try {
-                r = containers.format().decode(bytes);
-            } catch (CorruptRecordException e) {
-                throw new StoreException("chunk " + fp + " in container " + loc.container() + " at offset " + loc.offset()
-                        + " is damaged: " + e.getMessage());
-            }
-            if (!r.fingerprint().equals(fp)) {
-                throw new StoreException("chunk " + fp + " in container " + loc.container() + " at offset " + loc.offset()
-                        + " is damaged: the record holds " + r.fingerprint());
-            }
-            return r;
+        ChunkRecord r = records.read(fp);
+        if (r == null) {
+            checkOpen();
+            throw new StoreException("chunk " + fp + " kept moving while being read; try again");
         }
-        checkOpen();
-        throw new StoreException("chunk " + fp + " kept moving while being read; try again");
+        return r;
     }
 
     @Override
