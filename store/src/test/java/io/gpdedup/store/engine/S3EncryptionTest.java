@@ -13,6 +13,7 @@ import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.crypt.KeySource;
 import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.store.s3.S3Backend;
+import io.gpdedup.store.s3.MotoBuckets;
 import io.gpdedup.store.s3.S3Settings;
 import io.gpdedup.store.s3.TestBuckets;
 import io.gpdedup.store.server.PasswordHash;
@@ -96,17 +97,18 @@ class S3EncryptionTest {
         return dir.resolve("cache");
     }
 
-    private static S3Client raw() {
-        return S3Client.builder().endpointOverride(S3Server.shared().endpoint()).region(Region.of(S3Server.REGION))
+    private static S3Client raw(S3Settings settings) {
+        return S3Client.builder().endpointOverride(settings.endpoint()).region(Region.of(S3Server.REGION))
                 .forcePathStyle(true).requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED).credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(S3Server.IDENTITY, S3Server.CREDENTIAL))).build();
     }
 
     /** Every object of the bucket by key, with its bytes: every version when the bucket is versioned. */
-    private static Map<String, byte[]> everyObject(String bucket) {
+    private static Map<String, byte[]> everyObject(S3Settings settings) {
+        String bucket = settings.bucket();
         Map<String, byte[]> out = new TreeMap<>();
-        try (S3Client s3 = raw()) {
+        try (S3Client s3 = raw(settings)) {
             boolean versioned;
             try {
                 versioned = s3.getBucketVersioning(b -> b.bucket(bucket)).status() == BucketVersioningStatus.ENABLED;
@@ -184,7 +186,7 @@ class S3EncryptionTest {
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "db/marked"));
             assertTrue(filesWith(MARKER)[1] > 0, "control: the read cache of a plaintext unit holds the marker");
         }
-        assertFalse(objectsContaining(everyObject(bucketOf(plain)), MARKER).isEmpty(), "control: a plaintext bucket unit holds the marker");
+        assertFalse(objectsContaining(everyObject(plain), MARKER).isEmpty(), "control: a plaintext bucket unit holds the marker");
 
         Kek kek = Kek.generate();
         S3Settings sealed = TestBuckets.fresh("sealed-marker", cache());
@@ -199,7 +201,7 @@ class S3EncryptionTest {
             assertTrue(cached[0] > 0, "the read cache holds ranges of containers");
             assertEquals(0, cached[1], "no file of the data or cache directory holds the marker");
         }
-        Map<String, byte[]> objects = everyObject(bucketOf(sealed));
+        Map<String, byte[]> objects = everyObject(sealed);
         for (String part : List.of("keys", "index.snap", "catalog.snap", ".idx", ".ctr", "recipes/")) {
             assertTrue(objects.keySet().stream().anyMatch(k -> k.startsWith("site1/units/u1/") && k.contains(part)), part + " in " + objects.keySet());
         }
@@ -217,7 +219,7 @@ class S3EncryptionTest {
             VerifyReport v = unit.verify();
             assertTrue(v.ok(), v.toString());
         }
-        assertEquals(List.of(), objectsContaining(everyObject(bucketOf(sealed)), MARKER));
+        assertEquals(List.of(), objectsContaining(everyObject(sealed), MARKER));
     }
 
     @Test
@@ -247,7 +249,7 @@ class S3EncryptionTest {
             assertArrayEquals(kept, TestObjects.restore(unit, "db/kept"));
             assertTrue(unit.verify().ok());
         }
-        assertEquals(List.of(), objectsContaining(everyObject(bucketOf(s3)), "customer-".getBytes(StandardCharsets.US_ASCII)),
+        assertEquals(List.of(), objectsContaining(everyObject(s3), "customer-".getBytes(StandardCharsets.US_ASCII)),
                 "the recompressed records are sealed too");
     }
 
@@ -270,8 +272,8 @@ class S3EncryptionTest {
         try (DiskStoreEngine engine = open(s3, kek)) {
             TestObjects.backup(engine.unit("u1"), "a", object, 8192, Codec.NONE);
         }
-        String container = everyObject(bucketOf(s3)).keySet().stream().filter(k -> k.endsWith(".ctr")).findFirst().orElseThrow();
-        try (S3Client s3raw = raw()) {
+        String container = everyObject(s3).keySet().stream().filter(k -> k.endsWith(".ctr")).findFirst().orElseThrow();
+        try (S3Client s3raw = raw(s3)) {
             byte[] b = s3raw.getObjectAsBytes(r -> r.bucket(bucketOf(s3)).key(container)).asByteArray();
             b[b.length / 2] ^= 0x01; // inside a record's sealed payload
             s3raw.putObject(r -> r.bucket(bucketOf(s3)).key(container), RequestBody.fromBytes(b));
@@ -304,7 +306,7 @@ class S3EncryptionTest {
         Run none = serve(config(s3, null));
         assertOneLine(none, 2, "gpdedup-store: unit prod is encrypted, but the config has no encryption key");
 
-        try (S3Client s3raw = raw()) {
+        try (S3Client s3raw = raw(s3)) {
             byte[] keys = s3raw.getObjectAsBytes(r -> r.bucket(bucketOf(s3)).key("site1/units/prod/keys")).asByteArray();
             assertEquals(List.of(), objectsContaining(Map.of("keys", keys), a.toText().lines().toList().get(1).getBytes(StandardCharsets.US_ASCII)),
                     "the keys object holds the data keys wrapped, never the key that wraps them");
@@ -325,7 +327,7 @@ class S3EncryptionTest {
         try (DiskStoreEngine engine = open(plain, a)) {
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"), "a plaintext bucket unit keeps working with a key configured");
         }
-        assertFalse(everyObject(bucketOf(plain)).keySet().stream().anyMatch(k -> k.endsWith("/keys")), "and stays plaintext");
+        assertFalse(everyObject(plain).keySet().stream().anyMatch(k -> k.endsWith("/keys")), "and stays plaintext");
         Path plainConfig = config(plain, keyA);
         ConsoleCapture convert = ConsoleCapture.run(() -> StoreMain.run("encrypt-unit", "--config", plainConfig.toString(), "u1"));
         assertEquals(2, convert.exit(), convert.err());
@@ -346,13 +348,13 @@ class S3EncryptionTest {
         try (DiskStoreEngine engine = open(s3, old)) {
             TestObjects.backup(engine.unit("prod"), "a", object, 8192, Codec.NONE);
         }
-        Map<String, byte[]> before = everyObject(bucketOf(s3));
+        Map<String, byte[]> before = everyObject(s3);
         Path config = config(s3, oldKey);
         ConsoleCapture rotated = ConsoleCapture.run(() -> StoreMain.run("rotate-key", "--config", config.toString(),
                 "--new-key-file", newKey.toString()));
         assertEquals(0, rotated.exit(), rotated.err());
         assertTrue(rotated.out().contains("1 unit(s) [prod]"), rotated.out());
-        Map<String, byte[]> after = everyObject(bucketOf(s3));
+        Map<String, byte[]> after = everyObject(s3);
         for (Map.Entry<String, byte[]> e : before.entrySet()) {
             if (e.getKey().endsWith(".ctr") || e.getKey().endsWith(".idx")) {
                 assertArrayEquals(e.getValue(), after.get(e.getKey()), "not rewritten: " + e.getKey());
@@ -369,11 +371,76 @@ class S3EncryptionTest {
         assertEquals(0, again.exit(), "a second run finds the work done: " + again.err());
     }
 
+    /** On moto, in buckets with Object Lock (so versioned): deletions leave versions, which are searched too. */
+    @Test
+    void noVersionInABucketWithObjectLockHoldsTheMarkerAndRotationLeavesOneKeysObject() throws IOException {
+        Path oldKey = dir.resolve("old.key");
+        Path newKey = dir.resolve("new.key");
+        assertEquals(0, StoreMain.run("new-key", oldKey.toString()));
+        assertEquals(0, StoreMain.run("new-key", newKey.toString()));
+        Kek old = new KeySource(oldKey, null).load();
+        Kek next = new KeySource(newKey, null).load();
+        byte[] gone = marked(9, 200_000);
+        byte[] kept = marked(10, 100_000);
+        S3Settings plain = MotoBuckets.fresh("plain-versions", true, cache());
+        S3Settings s3 = MotoBuckets.fresh("sealed-versions", true, cache());
+        for (S3Settings bucket : List.of(plain, s3)) {
+            try (DiskStoreEngine engine = open(bucket, bucket == plain ? null : old)) {
+                StorageUnit unit = engine.unit("prod");
+                TestObjects.backup(unit, "gone", gone, 8192, Codec.NONE);
+                TestObjects.backup(unit, "kept", kept, 8192, Codec.NONE);
+                assertEquals(1, unit.deleteObject("gone", false).objects());
+                assertTrue(unit.collectGarbage().chunksRemoved() > 0);
+            }
+        }
+        Map<String, byte[]> plainVersions = everyObject(plain);
+        assertTrue(plainVersions.keySet().stream().allMatch(k -> k.contains("@")), "every version listed: " + plainVersions.keySet());
+        assertFalse(objectsContaining(plainVersions, MARKER).isEmpty(), "control: the plaintext unit's versions hold the marker");
+        assertEquals(List.of(), objectsContaining(everyObject(s3), MARKER));
+
+        Path config = config(s3, oldKey);
+        ConsoleCapture rotated = ConsoleCapture.run(() -> StoreMain.run("rotate-key", "--config", config.toString(),
+                "--new-key-file", newKey.toString()));
+        assertEquals(0, rotated.exit(), rotated.err());
+        try (S3Client moto = MotoBuckets.client()) {
+            assertEquals(1, MotoBuckets.versions(moto, s3.bucket(), "site1/units/prod/keys").size(),
+                    "the earlier keys objects, which the old key opens, are gone");
+        }
+        assertThrows(KeyException.class, () -> openUnit(s3, old, "prod"));
+        try (DiskStoreEngine engine = open(s3, next)) {
+            assertArrayEquals(kept, TestObjects.restore(engine.unit("prod"), "kept"));
+            assertTrue(engine.unit("prod").verify().ok());
+        }
+    }
+
+    @Test
+    void copyUnitCopiesAnEncryptedDiskUnitIntoAnEncryptedBucketUnit() throws IOException {
+        Path key = dir.resolve("store.key");
+        assertEquals(0, StoreMain.run("new-key", key.toString()));
+        Kek kek = new KeySource(key, null).load();
+        byte[] object = marked(8, 150_000);
+        Path local = dir.resolve("local");
+        try (DiskStoreEngine engine = DiskStoreEngine.open(local, SMALL, kek)) {
+            TestObjects.backup(engine.unit("prod"), "a", object, 8192, Codec.NONE);
+        }
+        S3Settings s3 = TestBuckets.fresh("sealed-copy", cache());
+        Path config = config(s3, key);
+        ConsoleCapture copied = ConsoleCapture.run(() -> StoreMain.run("copy-unit", "--from", local.toString(), "--unit", "prod",
+                "--config", config.toString()));
+        assertEquals(0, copied.exit(), copied.err());
+        Map<String, byte[]> objects = everyObject(s3);
+        assertTrue(objects.containsKey("site1/units/prod/keys"), objects.keySet().toString());
+        assertEquals(List.of(), objectsContaining(objects, MARKER));
+        try (DiskStoreEngine engine = open(s3, kek)) {
+            assertArrayEquals(object, TestObjects.restore(engine.unit("prod"), "a"));
+        }
+    }
+
     private Path config(S3Settings s3, Path keyFile) throws IOException {
         Path file = dir.resolve("store-" + System.nanoTime() + ".yaml");
         Files.writeString(file, "port: 0\nmetrics-port: -1\ndata-dir: " + dir.resolve("data") + "\n"
                 + (keyFile != null ? "encryption:\n  key-file: " + keyFile + "\n" : "")
-                + "storage:\n  type: s3\n  endpoint: " + S3Server.shared().endpoint() + "\n  bucket: " + s3.bucket()
+                + "storage:\n  type: s3\n  endpoint: " + s3.endpoint() + "\n  bucket: " + s3.bucket()
                 + "\n  prefix: site1/\n  path-style: true\n  cache-dir: " + cache() + "\n"
                 + "units:\n  prod:\n    users:\n      backup: " + PasswordHash.create("pw".toCharArray(), 1000).encoded() + "\n");
         return file;
