@@ -112,8 +112,9 @@ final class KeyCommands {
     }
 
     @Command(name = "rotate-key", mixinStandardHelpOptions = true,
-            description = {"Re-wraps every encrypted unit's data keys from the config's key to the key in --new-key-file,"
-                + " on a stopped store; containers are not rewritten. Safe to run again if cut off.",
+            description = {"Re-wraps every encrypted unit's data keys (with storage.type s3: those of the config's units in the bucket)"
+                + " from the config's key to the key in --new-key-file, on a stopped store; containers are not rewritten."
+                + " Safe to run again if cut off.",
                 "Then point encryption.key-file (or the key command) at the new key."})
     static final class RotateKey extends Offline {
         @Option(names = "--new-key-file", required = true, paramLabel = "FILE", description = "the new key (made with new-key)")
@@ -140,8 +141,8 @@ final class KeyCommands {
     }
 
     @Command(name = "encrypt-unit", mixinStandardHelpOptions = true,
-            description = "Converts a plaintext storage unit to an encrypted one under the config's key, on a stopped store."
-                + " Safe to run again if cut off; a unit already encrypted is left as it is.")
+            description = "Converts a plaintext storage unit on local disk to an encrypted one under the config's key, on a stopped"
+                + " store (not yet a unit in a bucket). Safe to run again if cut off; a unit already encrypted is left as it is.")
     static final class EncryptUnit extends Offline {
         @Parameters(paramLabel = "UNIT", description = "the storage unit")
         String unit;
