@@ -27,8 +27,9 @@ import java.util.logging.Logger;
 
 /**
  * A unit's recipes as objects {@code units/<unit>/recipes/<file name>} (the local recipe file
- * format, docs/format.md section 3; in an encrypted unit sealed whole, as on disk, section 9.3). A PUT is atomic, so a recipe is staged by writing it where it
- * belongs, once its containers are in the bucket; publishing has nothing left to do.
+ * format, docs/format.md section 3; in an encrypted unit sealed whole, as on disk, section 9.3).
+ * A PUT is atomic, so a recipe is staged by writing it where it belongs, once its containers are
+ * in the bucket; publishing has nothing left to do. The catalog checkpoint is sealed likewise.
  *
  * <p>Opening lists the recipes and takes name, length and commit time from the catalog
  * checkpoint ({@code catalog.snap}) for every recipe whose ETag it records, reading only the
