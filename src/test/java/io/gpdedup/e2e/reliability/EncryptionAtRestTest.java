@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.layout.Timestamps;
+import io.gpdedup.testsupport.S3Server;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,13 +24,22 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * Encryption at rest through the real executables: a stream backed up through
  * {@code gpbackup_dedup_plugin} into a {@code dist/bin/gpdedup-store} whose config has
  * {@code encryption: {key-file: ...}} restores byte for byte while no file of the store holds a
  * marker the stream carries (a plaintext store, the control, does); a missing, short or wrong key
- * stops the store at start with one line and exit 2, changing nothing on disk.
+ * stops the store at start with one line and exit 2, changing nothing on disk. The same for a unit
+ * in a bucket (S3Proxy): no object of the bucket and no file of the store's data and cache
+ * directories holds the marker, while a plaintext bucket unit's objects do.
  */
 @Timeout(300)
 class EncryptionAtRestTest {
@@ -105,6 +115,60 @@ class EncryptionAtRestTest {
         Files.writeString(config, text);
     }
 
+    @Test
+    void noObjectOfAnEncryptedBucketUnitHoldsTheMarkerWhileAPlaintextOnesDo() throws Exception {
+        S3Server server = S3Server.shared();
+        String plainBucket = server.newBucket("e2e-plain");
+        backupAndRestore("plain-s3", storage(plainBucket));
+        assertTrue(objectsContaining(plainBucket, MARKER).size() > 0, "control: the plaintext bucket unit holds the marker");
+
+        Path key = newKey("bucket.key");
+        String sealedBucket = server.newBucket("e2e-sealed");
+        Path sealed = backupAndRestore("sealed-s3", "encryption:\n  key-file: " + key + "\n" + storage(sealedBucket));
+        List<String> keys = objectsContaining(sealedBucket, new byte[0]);
+        assertTrue(keys.contains("site1/units/prod/keys") && keys.contains("site1/units/prod/index.snap"),
+                "the unit is encrypted, its index checkpoint written: " + keys);
+        assertEquals(List.of(), objectsContaining(sealedBucket, MARKER));
+        assertTrue(Files.isDirectory(sealed.resolve(".gpdedup/store/cache")), "the cache directory is in the data directory, searched below");
+        assertEquals(List.of(), filesContaining(sealed, MARKER));
+
+        Path config = sealed.resolve(".gpdedup/store.yaml");
+        String text = Files.readString(config);
+        Path wrongKey = newKey("wrong-bucket.key");
+        Files.writeString(config, text.replace(key.toString(), wrongKey.toString()));
+        Start s = serve(sealed);
+        assertEquals(2, s.exit, s.stderr);
+        // The start's log lines (the bucket it reached) come first; the refusal is one line, without a trace.
+        List<String> lines = s.stderr.lines().filter(l -> l.startsWith("gpdedup-store: ")).toList();
+        assertEquals(1, lines.size(), s.stderr);
+        assertTrue(!s.stderr.contains("Exception") && !s.stderr.contains("\tat "), s.stderr);
+        assertTrue(lines.get(0).startsWith("gpdedup-store: unit prod is encrypted under key ") && lines.get(0).endsWith("wrong key"), lines.get(0));
+        Files.writeString(config, text);
+    }
+
+    /** The {@code storage:} block of a store home's config for {@code bucket} (the cache directory: the default, in the data directory). */
+    private static String storage(String bucket) {
+        return "storage:\n  type: s3\n  endpoint: " + S3Server.shared().endpoint() + "\n  region: " + S3Server.REGION + "\n  bucket: "
+                + bucket + "\n  prefix: site1/\n  path-style: true\n  cache-bytes: 64MiB\n";
+    }
+
+    /** The keys of the objects of {@code bucket} whose bytes hold {@code needle} (every object for an empty one). */
+    private static List<String> objectsContaining(String bucket, byte[] needle) {
+        List<String> out = new ArrayList<>();
+        try (S3Client s3 = S3Client.builder().endpointOverride(S3Server.shared().endpoint()).region(Region.of(S3Server.REGION))
+                .forcePathStyle(true).requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(S3Server.IDENTITY, S3Server.CREDENTIAL)))
+                .build()) {
+            for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(bucket)).contents()) {
+                if (indexOf(s3.getObjectAsBytes(b -> b.bucket(bucket).key(o.key())).asByteArray(), needle) >= 0) {
+                    out.add(o.key());
+                }
+            }
+        }
+        return out;
+    }
+
     private record Start(int exit, String stderr) {
     }
 
@@ -112,6 +176,8 @@ class EncryptionAtRestTest {
     private static Start serve(Path home) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(Dist.executable("gpdedup-store").toString(), "serve", "--port", "0", "--metrics-port", "-1");
         pb.environment().put("HOME", home.toString());
+        pb.environment().put("AWS_ACCESS_KEY_ID", S3Server.IDENTITY);
+        pb.environment().put("AWS_SECRET_ACCESS_KEY", S3Server.CREDENTIAL);
         pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
         Process p = pb.start();
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -127,20 +193,25 @@ class EncryptionAtRestTest {
         List<Path> out = new ArrayList<>();
         try (Stream<Path> walk = Files.walk(root)) {
             for (Path p : walk.filter(Files::isRegularFile).toList()) {
-                byte[] hay = Files.readAllBytes(p);
-                outer:
-                for (int i = 0; i + needle.length <= hay.length; i++) {
-                    for (int j = 0; j < needle.length; j++) {
-                        if (hay[i + j] != needle[j]) {
-                            continue outer;
-                        }
-                    }
+                if (indexOf(Files.readAllBytes(p), needle) >= 0) {
                     out.add(p);
-                    break;
                 }
             }
         }
         return out;
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     private static Map<String, String> tree(Path root) throws Exception {

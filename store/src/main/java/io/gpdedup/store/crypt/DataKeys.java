@@ -51,14 +51,19 @@ public final class DataKeys {
 
     /** As {@link #create(Path, String, Kek)}, into {@code file} (a conversion renames it into place when it is done). */
     static DataKeys create(Path file, Path unitDir, String unit, Kek kek) throws IOException {
+        DataKeys k = create(unit, kek);
+        k.write(file);
+        return k;
+    }
+
+    /** Makes a unit's first data key, wrapped by {@code kek}, kept by the caller as {@link #text()} (a bucket unit's keys object). */
+    public static DataKeys create(String unit, Kek kek) {
         byte[] raw = Gcm.randomBytes(Gcm.KEY_BYTES);
         List<Wrap> wraps = new ArrayList<>();
         wraps.add(wrap(unit, 1, raw, kek));
         Map<Integer, SecretKey> keys = new TreeMap<>();
         keys.put(1, Gcm.key(raw));
-        DataKeys k = new DataKeys(unit, wraps, keys);
-        k.write(file);
-        return k;
+        return new DataKeys(unit, wraps, keys);
     }
 
     /**
@@ -66,7 +71,23 @@ public final class DataKeys {
      * when {@code kek} wraps none of them or the file is damaged.
      */
     public static DataKeys open(Path unitDir, String unit, Kek kek) throws IOException {
-        List<Wrap> wraps = read(unitDir.resolve(FILE), unit);
+        Path file = unitDir.resolve(FILE);
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new KeyException("unit " + unit + ": its keys file " + file + " is missing");
+        }
+        return open(lines, file.toString(), unit, kek);
+    }
+
+    /** As {@link #open(Path, String, Kek)}, from the {@link #text()} kept at {@code where} (a bucket unit's keys object). */
+    public static DataKeys open(byte[] text, String where, String unit, Kek kek) throws KeyException {
+        return open(new String(text, StandardCharsets.UTF_8).lines().toList(), where, unit, kek);
+    }
+
+    private static DataKeys open(List<String> lines, String where, String unit, Kek kek) throws KeyException {
+        List<Wrap> wraps = parse(lines, where, unit);
         Map<Integer, SecretKey> keys = new TreeMap<>();
         List<String> kekIds = new ArrayList<>();
         for (Wrap w : wraps) {
@@ -78,7 +99,7 @@ public final class DataKeys {
             }
             byte[] raw = unwrap(unit, w, kek);
             if (raw == null) {
-                throw new KeyException("unit " + unit + ": data key " + w.keyId() + " in " + unitDir.resolve(FILE)
+                throw new KeyException("unit " + unit + ": data key " + w.keyId() + " in " + where
                         + " does not decrypt under key " + kek.id() + " (the file is damaged)");
             }
             keys.put(w.keyId(), Gcm.key(raw));
@@ -122,26 +143,40 @@ public final class DataKeys {
 
     /** Adds a wrapping of every data key by {@code kek} (if missing) and writes the file durably. */
     public void addWrapping(Path unitDir, Kek kek) throws IOException {
+        if (addWrapping(kek)) {
+            write(unitDir.resolve(FILE));
+        }
+    }
+
+    /** Adds a wrapping of every data key by {@code kek} in memory; whether it was missing (then {@link #text()} changed). */
+    public boolean addWrapping(Kek kek) {
         if (kekIds().contains(kek.id())) {
-            return;
+            return false;
         }
         for (Map.Entry<Integer, SecretKey> e : keys.entrySet()) {
             wraps.add(wrap(unit, e.getKey(), e.getValue().getEncoded(), kek));
         }
-        write(unitDir.resolve(FILE));
+        return true;
     }
 
     /** Drops every wrapping but {@code kek}'s and writes the file durably; {@code kek} must wrap every key. */
     public void keepOnly(Path unitDir, Kek kek) throws IOException {
+        if (keepOnly(kek)) {
+            write(unitDir.resolve(FILE));
+        }
+    }
+
+    /** As {@link #keepOnly(Path, Kek)}, in memory; whether a wrapping was dropped (then {@link #text()} changed). */
+    public boolean keepOnly(Kek kek) {
         if (kekIds().size() == 1 && kekIds().get(0).equals(kek.id())) {
-            return;
+            return false;
         }
         long kept = wraps.stream().filter(w -> w.kekId().equals(kek.id())).count();
         if (kept != keys.size()) {
             throw new IllegalStateException("unit " + unit + ": not every data key is wrapped by key " + kek.id());
         }
         wraps.removeIf(w -> !w.kekId().equals(kek.id()));
-        write(unitDir.resolve(FILE));
+        return true;
     }
 
     /** What a record or blob sealed under this unit's keys looks like: the unit's records and blobs. */
@@ -176,14 +211,8 @@ public final class DataKeys {
         return ("gpdedup data key\0" + unit + "\0" + keyId + "\0" + kekId).getBytes(StandardCharsets.UTF_8);
     }
 
-    private static List<Wrap> read(Path file, String unit) throws IOException {
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            throw new KeyException("unit " + unit + ": its keys file " + file + " is missing");
-        }
-        String bad = "unit " + unit + ": " + file + " is not a keys file (damaged?)";
+    private static List<Wrap> parse(List<String> lines, String where, String unit) throws KeyException {
+        String bad = "unit " + unit + ": " + where + " is not a keys file (damaged?)";
         if (lines.size() < 3 || !lines.get(0).equals(HEADER) || !lines.get(1).equals("unit " + unit)) {
             throw new KeyException(bad);
         }
@@ -209,14 +238,19 @@ public final class DataKeys {
 
     /** Temp, fsync, rename, fsync the directory: the old file or the new one, never a part. */
     private void write(Path file) throws IOException {
+        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+        FileSync.writeAndSync(temp, text());
+        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        FileSync.syncDirectory(file.getParent());
+    }
+
+    /** The keys file's contents (docs/format.md section 9.1): wrapped keys only, nothing that opens without a key-encryption key. */
+    public byte[] text() {
         StringBuilder sb = new StringBuilder(HEADER).append('\n').append("unit ").append(unit).append('\n');
         for (Wrap w : wraps) {
             sb.append("key ").append(w.keyId()).append(' ').append(w.kekId()).append(' ')
                     .append(Base64.getEncoder().encodeToString(w.sealed())).append('\n');
         }
-        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-        FileSync.writeAndSync(temp, sb.toString().getBytes(StandardCharsets.UTF_8));
-        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        FileSync.syncDirectory(file.getParent());
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -98,17 +98,34 @@ public record UnitEncryption(RecordFormat records, BlobSeal blobs) {
                 try (InputStream in = Files.newInputStream(p)) {
                     n = in.readNBytes(head, 0, head.length);
                 }
-                if (n < Container.V1_HEADER_BYTES + 4) {
-                    continue;
-                }
-                ByteBuffer b = ByteBuffer.wrap(head);
-                int start = b.getInt(8) == 1 ? Container.V1_HEADER_BYTES : Container.HEADER_BYTES; // the header's version field
-                if (n >= start + 4 && b.getInt(start) == magic.value) {
+                if (startsWith(head, n, magic)) {
                     return true;
                 }
             }
         }
         return false;
+    }
+
+    /**
+     * Whether the first {@code n} bytes of a container, {@code head}, show a sealed first record
+     * (true), a plaintext one (false) or neither (null: no record yet, or not a container).
+     */
+    public static Boolean sealedHead(byte[] head, int n) {
+        return startsWith(head, n, ChunkRecordMagic.SEALED) ? Boolean.TRUE : startsWith(head, n, ChunkRecordMagic.PLAIN) ? Boolean.FALSE : null;
+    }
+
+    /** Bytes of a container's start that {@link #sealedHead} needs. */
+    public static int headBytes() {
+        return Container.HEADER_BYTES + 4;
+    }
+
+    private static boolean startsWith(byte[] head, int n, ChunkRecordMagic magic) {
+        if (n < Container.V1_HEADER_BYTES + 4) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.wrap(head);
+        int start = b.getInt(8) == 1 ? Container.V1_HEADER_BYTES : Container.HEADER_BYTES; // the header's version field
+        return n >= start + 4 && b.getInt(start) == magic.value;
     }
 
     /** No containers and no recipes yet: nothing plaintext that the unit would have to keep reading. */

@@ -5,12 +5,12 @@ import io.gpdedup.store.client.Futures;
 import io.gpdedup.store.container.CapacityExceededException;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
-import io.gpdedup.store.container.ContainerScanner;
 import io.gpdedup.store.container.DiskSpace;
-import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.RecordBuffer;
+import io.gpdedup.store.container.RecordFormat;
 import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.ContainerStore;
+import io.gpdedup.store.crypt.UnitEncryption;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.index.IndexSnapshot;
@@ -21,10 +21,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +30,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
@@ -58,7 +55,6 @@ final class BucketContainers implements ContainerStore {
     private static final int MAX_PENDING_UPLOADS = 4;
     /** Containers uploaded since the last index checkpoint before a commit batch saves a new one. */
     static final int CHECKPOINT_EVERY = 64;
-    private static final int FETCHERS = 16;
 
     /** One container: in the spool (being filled, sealed, or uploading), or in the bucket. */
     private static final class Slot {
@@ -91,12 +87,15 @@ final class BucketContainers implements ContainerStore {
     private final Map<Integer, Slot> slots = new ConcurrentHashMap<>();
     private final AtomicLong totalBytes = new AtomicLong();
     private final AtomicInteger uploadedSinceCheckpoint = new AtomicInteger();
-    private final RecordBuffer encoder = new RecordBuffer(); // guarded by this
+    private final UnitEncryption encryption;
+    private final IndexObjects indexFiles;
+    private final RecordBuffer encoder; // guarded by this
     private Container active; // guarded by this
     private int nextId; // guarded by this
 
     BucketContainers(String unit, Bucket bucket, ReadCache cache, UnitLease lease, ExecutorService uploads, Path spoolDir,
-            EngineSettings settings, DiskSpace space, CommitPolicy locking) throws IOException { // locking: the unit's config's lock
+            EngineSettings settings, DiskSpace space, CommitPolicy locking, UnitEncryption encryption) throws IOException {
+        // locking: the unit's config's lock; encryption: how the unit's objects (and the spool's files) are written
         this.unit = unit;
         this.keys = new UnitKeys(unit);
         this.bucket = bucket;
@@ -107,6 +106,9 @@ final class BucketContainers implements ContainerStore {
         this.settings = settings;
         this.space = space;
         this.locks = new ContainerLocks(unit, bucket, locking, uploads);
+        this.encryption = encryption;
+        this.encoder = new RecordBuffer(encryption.records());
+        this.indexFiles = new IndexObjects(unit, bucket, spoolDir, encryption);
         CacheDirs.empty(spoolDir);
     }
 
@@ -140,7 +142,7 @@ final class BucketContainers implements ContainerStore {
             lease.checkWritable();
             bucket.deleteAll(orphans); // what the bucket still holds under retention stays, for the next start
         }
-        IndexSnapshot.Loaded snap = readCheckpoint(containerSizes, indexObjects);
+        IndexSnapshot.Loaded snap = indexFiles.readCheckpoint(containerSizes, indexObjects);
         ChunkIndex index = snap != null ? snap.index() : new ChunkIndex();
         List<Integer> uncovered = new ArrayList<>();
         for (Map.Entry<Integer, Long> c : containerSizes.entrySet()) {
@@ -148,7 +150,7 @@ final class BucketContainers implements ContainerStore {
                 uncovered.add(c.getKey());
             }
         }
-        Map<Integer, ContainerIndexFile.Contents> read = fetchIndexObjects(uncovered, containerSizes, problems);
+        Map<Integer, ContainerIndexFile.Contents> read = indexFiles.fetch(uncovered, containerSizes, problems);
         for (ContainerIndexFile.Contents ci : read.values()) {
             for (ContainerIndexFile.Entry e : ci.entries()) {
                 index.insert(e.fingerprint(), ci.container(), e.offset(), e.length());
@@ -175,93 +177,6 @@ final class BucketContainers implements ContainerStore {
         LOG.info(() -> "unit " + unit + ": " + index.size() + " chunks in " + slots.size() + " containers ("
                 + fromCheckpoint + " from the index checkpoint, " + read.size() + " from index objects)");
         return index;
-    }
-
-    /** The index checkpoint, if there is one and every container it covers is still there, whole. */
-    private IndexSnapshot.Loaded readCheckpoint(Map<Integer, Long> containerSizes, Map<Integer, Long> indexObjects) throws IOException {
-        Optional<byte[]> bytes = bucket.get(keys.indexCheckpoint());
-        if (bytes.isEmpty()) {
-            return null;
-        }
-        Path temp = spoolDir.resolve("index.snap.download");
-        try {
-            OwnerOnly.write(temp, bytes.get());
-            IndexSnapshot.Loaded snap = IndexSnapshot.read(temp);
-            if (snap == null) {
-                LOG.warning(() -> "unit " + unit + ": the index checkpoint is damaged; reading every index object instead");
-                return null;
-            }
-            for (Map.Entry<Integer, Long> e : snap.covered().entrySet()) {
-                Long size = containerSizes.get(e.getKey());
-                if (size == null || size.longValue() != e.getValue() || !indexObjects.containsKey(e.getKey())) {
-                    LOG.info(() -> "unit " + unit + ": the index checkpoint is stale; reading every index object instead");
-                    return null;
-                }
-            }
-            return snap;
-        } finally {
-            Files.deleteIfExists(temp);
-        }
-    }
-
-    /** Index objects read in parallel; a damaged one is replaced by a scan of its container. */
-    private Map<Integer, ContainerIndexFile.Contents> fetchIndexObjects(List<Integer> ids, Map<Integer, Long> sizes, List<String> problems)
-            throws IOException {
-        Map<Integer, ContainerIndexFile.Contents> out = new HashMap<>();
-        if (ids.isEmpty()) {
-            return out;
-        }
-        ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(Math.min(FETCHERS, ids.size()), r -> {
-            Thread t = new Thread(r, "gpdedup-s3-index-read");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            Map<Integer, Future<ContainerIndexFile.Contents>> pending = new TreeMap<>();
-            for (int id : ids) {
-                pending.put(id, pool.submit(() -> indexOf(id, sizes.get(id), problems)));
-            }
-            for (Map.Entry<Integer, Future<ContainerIndexFile.Contents>> e : pending.entrySet()) {
-                out.put(e.getKey(), e.getValue().get());
-            }
-            return out;
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            throw new IOException(e.getCause().getMessage(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading index objects", e);
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
-    private ContainerIndexFile.Contents indexOf(int id, long size, List<String> problems) throws IOException {
-        Optional<byte[]> b = bucket.get(keys.containerIndex(id));
-        ContainerIndexFile.Contents ci = b.map(ContainerIndexFile::decode).orElse(null);
-        if (ci != null && ci.container() == id && ci.containerLength() == size) {
-            return ci;
-        }
-        LOG.warning(() -> "unit " + unit + ": the index object of container " + id + " is damaged; reading the container instead");
-        Path temp = spoolDir.resolve(Container.fileName(id));
-        try {
-            OwnerOnly.write(temp, bucket.getRange(keys.container(id), 0, Math.toIntExact(size)));
-            try (Container c = Container.open(temp, id)) {
-                List<ContainerIndexFile.Entry> entries = new ArrayList<>();
-                ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(),
-                        (fp, offset, length) -> entries.add(new ContainerIndexFile.Entry(fp, offset, length)));
-                if (r.damagedBytes() > 0 || r.truncatedBytes() > 0) {
-                    synchronized (problems) {
-                        problems.add("container " + id + ": " + (r.damagedBytes() + r.truncatedBytes()) + " damaged bytes skipped");
-                    }
-                }
-                return new ContainerIndexFile.Contents(id, c.dataStart(), size, entries);
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
     }
 
     @Override
@@ -355,13 +270,13 @@ final class BucketContainers implements ContainerStore {
         try {
             lease.checkWritable();
             Container c = s.spool;
-            SpoolTally tally = s.tally != null ? s.tally : SpoolTally.readBack(c);
+            SpoolTally tally = s.tally != null ? s.tally : SpoolTally.readBack(c, encryption.records());
             // The server checks the bytes it gets against the MD5 of the bytes appended: a spool
             // file that changed on disk since is refused there, not stored.
             // Copies (no tally) come from containers the bucket no longer holds: so need they not be held.
             RetentionLock lock = s.tally != null ? locks.forUpload() : RetentionLock.NONE;
             bucket.putFile(keys.container(s.id), c.path(), tally.md5(), lock);
-            bucket.put(keys.containerIndex(s.id), ContainerIndexFile.encode(s.id, c.dataStart(), c.size(), tally.entries()), lock);
+            bucket.put(keys.containerIndex(s.id), indexFiles.encode(s.id, c.dataStart(), c.size(), tally.entries()), lock);
             locks.uploaded(s.id, lock);
             s.size = c.size();
             s.remote = true;
@@ -385,6 +300,11 @@ final class BucketContainers implements ContainerStore {
                 LOG.fine(() -> "cannot delete spool file " + c.path() + ": " + e.getMessage());
             }
         }
+    }
+
+    @Override
+    public RecordFormat format() {
+        return encryption.records();
     }
 
     @Override
@@ -601,22 +521,14 @@ final class BucketContainers implements ContainerStore {
                 covered.put(s.id, s.size);
             }
         }
-        Path temp = spoolDir.resolve("index.snap");
         try {
             lease.checkWritable();
             int before = uploadedSinceCheckpoint.get();
-            IndexSnapshot.write(temp, index, covered);
-            bucket.putFile(keys.indexCheckpoint(), temp);
+            indexFiles.saveCheckpoint(index, covered);
             uploadedSinceCheckpoint.addAndGet(-before);
         } catch (IOException e) {
             LOG.warning(() -> "unit " + unitName + ": could not save the index checkpoint (" + e.getMessage()
                     + "); the next start reads more index objects");
-        } finally {
-            try {
-                Files.deleteIfExists(temp);
-            } catch (IOException ignored) {
-                // The spool is emptied at the next start.
-            }
         }
     }
 

@@ -186,4 +186,34 @@ final class BucketLocks {
         }
         return all;
     }
+
+    /**
+     * Deletes every version of exactly {@code key} but the latest (written without retention):
+     * after a key rotation, an earlier keys object would still open the unit with the old key.
+     */
+    void deleteOlderVersions(String key) throws BucketException {
+        String full = bucket.fullKey(key);
+        List<String> older = new ArrayList<>();
+        try {
+            ListObjectVersionsRequest.Builder req = ListObjectVersionsRequest.builder().bucket(bucket.settings().bucket()).prefix(full);
+            String keyMarker = null;
+            String versionMarker = null;
+            do {
+                ListObjectVersionsResponse r = s3.listObjectVersions(req.keyMarker(keyMarker).versionIdMarker(versionMarker).build());
+                for (ObjectVersion v : r.versions()) {
+                    if (v.key().equals(full) && !Boolean.TRUE.equals(v.isLatest())) {
+                        older.add(v.versionId());
+                    }
+                }
+                boolean more = Boolean.TRUE.equals(r.isTruncated());
+                keyMarker = more ? r.nextKeyMarker() : null;
+                versionMarker = more ? r.nextVersionIdMarker() : null;
+            } while (keyMarker != null);
+            for (String version : older) {
+                s3.deleteObject(b -> b.bucket(bucket.settings().bucket()).key(full).versionId(version));
+            }
+        } catch (SdkException e) {
+            throw bucket.failure("delete the earlier versions of " + key, e);
+        }
+    }
 }

@@ -2,6 +2,8 @@ package io.gpdedup.store.s3;
 
 import io.gpdedup.store.CrcTrailer;
 import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.store.crypt.BlobSeal;
+import io.gpdedup.store.crypt.SealException;
 import io.gpdedup.store.recipe.ObjectName;
 import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.recipe.RecipeStore;
@@ -25,8 +27,9 @@ import java.util.logging.Logger;
 
 /**
  * A unit's recipes as objects {@code units/<unit>/recipes/<file name>} (the local recipe file
- * format, docs/format.md section 3). A PUT is atomic, so a recipe is staged by writing it where it
- * belongs, once its containers are in the bucket; publishing has nothing left to do.
+ * format, docs/format.md section 3; in an encrypted unit sealed whole, as on disk, section 9.3).
+ * A PUT is atomic, so a recipe is staged by writing it where it belongs, once its containers are
+ * in the bucket; publishing has nothing left to do. The catalog checkpoint is sealed likewise.
  *
  * <p>Opening lists the recipes and takes name, length and commit time from the catalog
  * checkpoint ({@code catalog.snap}) for every recipe whose ETag it records, reading only the
@@ -40,6 +43,7 @@ final class BucketRecipes implements RecipeStore {
     static final int CHECKPOINT_EVERY = 256;
     private static final int FETCHERS = 16;
     private static final long RECENT_BYTES = 64L << 20;
+    private static final String CATALOG = "catalog checkpoint";
 
     private record Known(String name, long length, long committedAtMillis, String etag, RetentionLock lock) {
     }
@@ -48,6 +52,7 @@ final class BucketRecipes implements RecipeStore {
     private final UnitKeys keys;
     private final Bucket bucket;
     private final UnitLease lease;
+    private final BlobSeal seal; // null: plaintext
     /** The ETag of every recipe this store knows, by file name: what a checkpoint records. */
     private final Map<String, String> etags = new ConcurrentHashMap<>();
     private int changesSinceCheckpoint; // guarded by this
@@ -55,8 +60,10 @@ final class BucketRecipes implements RecipeStore {
     private final java.util.LinkedHashMap<String, byte[]> recent = new java.util.LinkedHashMap<>(64, 0.75f, true); // guarded by itself
     private long recentBytes; // guarded by recent
 
-    BucketRecipes(String unit, Bucket bucket, UnitLease lease) {
+    /** {@code seal}: what seals the recipes and the catalog checkpoint of an encrypted unit (null: plaintext). */
+    BucketRecipes(String unit, Bucket bucket, UnitLease lease, BlobSeal seal) {
         this.unit = unit;
+        this.seal = seal;
         this.keys = new UnitKeys(unit);
         this.bucket = bucket;
         this.lease = lease;
@@ -113,7 +120,16 @@ final class BucketRecipes implements RecipeStore {
                     continue; // deleted since the listing
                 }
                 String file = listed.get(i).key().substring(keys.recipes().length());
-                out.add(RecipeCatalog.entryOf(file, b.get(), problems));
+                byte[] bytes;
+                try {
+                    bytes = opened(file, b.get());
+                } catch (SealException e) {
+                    problems.add(e.getMessage());
+                    // Listed damaged, as a recipe that does not decode is: the bytes below decode to nothing.
+                    out.add(RecipeCatalog.entryOf(file, new byte[0], new ArrayList<>()));
+                    continue;
+                }
+                out.add(RecipeCatalog.entryOf(file, bytes, problems));
                 etags.put(file, listed.get(i).etag());
             }
             return out;
@@ -135,9 +151,17 @@ final class BucketRecipes implements RecipeStore {
                 return Optional.of(b);
             }
         }
-        Optional<byte[]> b = bucket.get(keys.recipe(fileName));
-        b.ifPresent(bytes -> remember(fileName, bytes));
-        return b;
+        Optional<byte[]> stored = bucket.get(keys.recipe(fileName));
+        if (stored.isEmpty()) {
+            return stored;
+        }
+        byte[] bytes = opened(fileName, stored.get());
+        remember(fileName, bytes);
+        return Optional.of(bytes);
+    }
+
+    private byte[] opened(String fileName, byte[] stored) throws IOException {
+        return seal == null ? stored : seal.open(stored, "recipe " + fileName);
     }
 
     /** Keeps a recipe this store read or wrote; only this store writes the unit while it holds the lease. */
@@ -170,9 +194,10 @@ final class BucketRecipes implements RecipeStore {
         forget(file);
         // Without Object Lock (allowed only while no unit's config asks for locks: a copy keeping its source's) the lock is the store's alone.
         boolean held = lock.mode() != RetentionLock.Mode.NONE && bucket.locks().enabled();
-        String etag = bucket.put(keys.recipe(file), bytes, held ? lock : RetentionLock.NONE);
+        byte[] stored = seal == null ? bytes : seal.seal(bytes, "recipe " + file);
+        String etag = bucket.put(keys.recipe(file), stored, held ? lock : RetentionLock.NONE);
         remember(file, bytes);
-        etags.put(file, etag != null ? etag : Bucket.md5Hex(bytes));
+        etags.put(file, etag != null ? etag : Bucket.md5Hex(stored));
         // The recipe is the commit's last write: a store that takes the unit over later lists it.
         lease.confirmHeld(takes, "the recipe of " + name);
         return new Staged(name, null, length, committedAtMillis);
@@ -221,7 +246,8 @@ final class BucketRecipes implements RecipeStore {
         }
         try {
             lease.checkWritable();
-            bucket.put(keys.catalogCheckpoint(), encode(entries));
+            byte[] plain = encode(entries);
+            bucket.put(keys.catalogCheckpoint(), seal == null ? plain : seal.seal(plain, CATALOG));
         } catch (IOException e) {
             LOG.warning(() -> "unit " + unit + ": could not save the catalog checkpoint (" + e.getMessage() + "); the next start reads more recipes");
         }
@@ -263,9 +289,9 @@ final class BucketRecipes implements RecipeStore {
         if (data.isEmpty()) {
             return Map.of();
         }
-        byte[] d = data.get();
         Map<String, Known> out = new HashMap<>();
         try {
+            byte[] d = seal == null ? data.get() : seal.open(data.get(), CATALOG);
             ByteBuffer b = ByteBuffer.wrap(d);
             if (!CrcTrailer.matches(d)) {
                 throw new IllegalArgumentException("checksum");
@@ -286,7 +312,7 @@ final class BucketRecipes implements RecipeStore {
                 out.put(file, new Known(name, length, committedAt, etag, lock));
             }
             return out;
-        } catch (BufferUnderflowException | IllegalArgumentException | IndexOutOfBoundsException e) {
+        } catch (BufferUnderflowException | IllegalArgumentException | IndexOutOfBoundsException | SealException e) {
             LOG.warning(() -> "unit " + unit + ": the catalog checkpoint is damaged; reading every recipe instead");
             return new TreeMap<>();
         }

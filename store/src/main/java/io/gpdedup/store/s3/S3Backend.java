@@ -3,6 +3,8 @@ package io.gpdedup.store.s3;
 import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.container.DiskSpace;
+import io.gpdedup.store.crypt.Kek;
+import io.gpdedup.store.crypt.UnitEncryption;
 import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.UnitBackend;
@@ -48,10 +50,12 @@ public final class S3Backend implements UnitBackend {
     });
     private final Map<String, UnitLease> leases = new ConcurrentHashMap<>();
     private final Map<String, CommitPolicy> locking;
+    private final Kek kek;
 
     private S3Backend(S3Settings s3, EngineSettings settings, Bucket bucket, StoreIdentity me, boolean conditional, ReadCache cache,
-            DiskSpace spoolSpace, Map<String, CommitPolicy> locking) {
+            DiskSpace spoolSpace, Map<String, CommitPolicy> locking, Kek kek) {
         this.s3 = s3;
+        this.kek = kek;
         this.locking = locking;
         this.settings = settings;
         this.bucket = bucket;
@@ -73,7 +77,15 @@ public final class S3Backend implements UnitBackend {
      * locking} has each one's commit policy, which the bucket must be able to hold (S3 Object Lock).
      */
     public static UnitBackend.Factory factory(S3Settings s3, Map<String, CommitPolicy> locking) {
-        return (dataDir, settings) -> open(dataDir, settings, s3, Map.copyOf(locking));
+        return factory(s3, locking, null);
+    }
+
+    /**
+     * As {@link #factory(S3Settings, Map)}, for units encrypted under data keys that {@code kek}
+     * wraps (null: no key, plaintext units only).
+     */
+    public static UnitBackend.Factory factory(S3Settings s3, Map<String, CommitPolicy> locking, Kek kek) {
+        return (dataDir, settings) -> open(dataDir, settings, s3, Map.copyOf(locking), kek);
     }
 
     /**
@@ -82,7 +94,8 @@ public final class S3Backend implements UnitBackend {
      * before anything is written), finds whether it honours conditional writes, and empties the
      * cache directory.
      */
-    static S3Backend open(Path dataDir, EngineSettings settings, S3Settings s3, Map<String, CommitPolicy> locking) throws IOException {
+    static S3Backend open(Path dataDir, EngineSettings settings, S3Settings s3, Map<String, CommitPolicy> locking, Kek kek)
+            throws IOException {
         Bucket bucket = Bucket.open(s3);
         try {
             boolean conditional;
@@ -99,7 +112,7 @@ public final class S3Backend implements UnitBackend {
             DiskSpace space = DiskSpace.of(s3.cacheDir(), settings.diskReserveBytes());
             LOG.info(() -> "storage: " + s3.describe() + ", cache " + s3.cacheDir() + " (" + (s3.cacheBytes() >> 20) + " MiB), leases "
                     + (conditional ? "by conditional writes" : "by write, wait " + UnitLease.SETTLE_MILLIS + " ms and read back"));
-            return new S3Backend(s3, settings, bucket, StoreIdentity.of(dataDir), conditional, cache, space, locking);
+            return new S3Backend(s3, settings, bucket, StoreIdentity.of(dataDir), conditional, cache, space, locking, kek);
         } catch (IOException | RuntimeException e) {
             bucket.close();
             throw e;
@@ -147,10 +160,11 @@ public final class S3Backend implements UnitBackend {
         UnitLease lease = UnitLease.acquire(bucket, name, me, s3.leaseSeconds(), conditional);
         try {
             Bucket fenced = bucket.fenced(lease::writeLimit);
+            UnitEncryption encryption = BucketEncryption.open(fenced, name, kek, lease);
             BucketContainers containers = new BucketContainers(name, fenced, cache, lease, uploads, s3.cacheDir().resolve("spool").resolve(name),
-                    settings, spoolSpace, locking.getOrDefault(name, CommitPolicy.UNRESTRICTED));
+                    settings, spoolSpace, locking.getOrDefault(name, CommitPolicy.UNRESTRICTED), encryption);
             leases.put(name, lease);
-            return new UnitParts(containers, new BucketRecipes(name, fenced, lease), () -> {
+            return new UnitParts(containers, new BucketRecipes(name, fenced, lease, encryption.blobs()), () -> {
                 leases.remove(name);
                 lease.release();
             });

@@ -3,6 +3,7 @@ package io.gpdedup.store.s3;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.ContainerScanner;
+import io.gpdedup.store.container.RecordFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
@@ -39,10 +40,10 @@ final class SpoolTally {
         return digest.clone();
     }
 
-    /** The records and MD5 of a container written by garbage collection, which appends to it directly. */
-    static SpoolTally readBack(Container c) throws IOException {
+    /** The records and MD5 of a container written by garbage collection, which appends to it directly (records of {@code format}). */
+    static SpoolTally readBack(Container c, RecordFormat format) throws IOException {
         List<ContainerIndexFile.Entry> records = new ArrayList<>();
-        ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(),
+        ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(), format,
                 (fp, offset, length) -> records.add(new ContainerIndexFile.Entry(fp, offset, length)));
         if (r.damagedBytes() > 0 || r.truncatedBytes() > 0) {
             throw new IOException("spool file " + c.path() + " is damaged (" + (r.damagedBytes() + r.truncatedBytes())

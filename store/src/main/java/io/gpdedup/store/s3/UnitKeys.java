@@ -15,6 +15,11 @@ record UnitKeys(String unit) {
         return "units/" + unit + "/";
     }
 
+    /** The unit's data keys, wrapped by the key-encryption key (an encrypted unit only). */
+    String keys() {
+        return base() + "keys";
+    }
+
     String lease() {
         return base() + "lease";
     }

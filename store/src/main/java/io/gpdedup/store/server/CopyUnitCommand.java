@@ -5,6 +5,7 @@ import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.Recipe;
 import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.engine.BackupLease;
 import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.DiskStoreEngine;
@@ -59,7 +60,9 @@ final class CopyUnitCommand implements Callable<Integer> {
             System.err.println("gpdedup-store: --from is the target's own data directory; give the source store's");
             return 2;
         }
-        try (DiskStoreEngine source = DiskStoreEngine.open(from, EngineSettings.defaults());
+        // The source is read with the config's key too: an encrypted disk unit copies into an encrypted bucket unit.
+        try (DiskStoreEngine source = cfg.encryption() != null ? DiskStoreEngine.open(from, EngineSettings.defaults(), cfg.encryption().load())
+                : DiskStoreEngine.open(from, EngineSettings.defaults());
              DiskStoreEngine target = StoreService.openEngine(cfg)) {
             if (!source.unitNames().contains(unit)) {
                 System.err.println("gpdedup-store: there is no storage unit " + unit + " in " + from);
@@ -67,7 +70,7 @@ final class CopyUnitCommand implements Callable<Integer> {
             }
             copy(source.unit(unit), target.unit(unit));
             return 0;
-        } catch (S3Backend.BucketUnavailableException e) {
+        } catch (S3Backend.BucketUnavailableException | KeyException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 2;
         } catch (StoreException e) {

@@ -6,6 +6,7 @@ import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.crypt.KeyRotation;
 import io.gpdedup.store.crypt.KeySource;
 import io.gpdedup.store.crypt.UnitConversion;
+import io.gpdedup.store.s3.BucketKeyRotation;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -110,8 +112,9 @@ final class KeyCommands {
     }
 
     @Command(name = "rotate-key", mixinStandardHelpOptions = true,
-            description = {"Re-wraps every encrypted unit's data keys from the config's key to the key in --new-key-file,"
-                + " on a stopped store; containers are not rewritten. Safe to run again if cut off.",
+            description = {"Re-wraps every encrypted unit's data keys (with storage.type s3: those of the config's units in the bucket)"
+                + " from the config's key to the key in --new-key-file, on a stopped store; containers are not rewritten."
+                + " Safe to run again if cut off.",
                 "Then point encryption.key-file (or the key command) at the new key."})
     static final class RotateKey extends Offline {
         @Option(names = "--new-key-file", required = true, paramLabel = "FILE", description = "the new key (made with new-key)")
@@ -128,16 +131,18 @@ final class KeyCommands {
             if (next.id().equals(kek.id())) {
                 throw new KeyException("--new-key-file " + newKeyFile + " holds the configured key " + kek.id() + ": make a new one with new-key");
             }
-            KeyRotation.Result r = KeyRotation.rotate(cfg.dataDir().resolve("units"), kek, next);
-            System.out.println("re-wrapped the data keys of " + r.units().size() + " unit(s) " + r.units() + " under key " + next.id()
+            List<String> units = cfg.storage() != null
+                    ? BucketKeyRotation.rotate(cfg.storage(), cfg.dataDir(), cfg.units().keySet(), kek, next)
+                    : KeyRotation.rotate(cfg.dataDir().resolve("units"), kek, next).units();
+            System.out.println("re-wrapped the data keys of " + units.size() + " unit(s) " + units + " under key " + next.id()
                     + "; key " + kek.id() + " no longer opens them: point the config at " + newKeyFile);
             return 0;
         }
     }
 
     @Command(name = "encrypt-unit", mixinStandardHelpOptions = true,
-            description = "Converts a plaintext storage unit to an encrypted one under the config's key, on a stopped store."
-                + " Safe to run again if cut off; a unit already encrypted is left as it is.")
+            description = "Converts a plaintext storage unit on local disk to an encrypted one under the config's key, on a stopped"
+                + " store (not yet a unit in a bucket). Safe to run again if cut off; a unit already encrypted is left as it is.")
     static final class EncryptUnit extends Offline {
         @Parameters(paramLabel = "UNIT", description = "the storage unit")
         String unit;
@@ -149,6 +154,11 @@ final class KeyCommands {
 
         @Override
         int run(StoreConfig cfg, Kek kek) throws IOException {
+            if (cfg.storage() != null) {
+                System.err.println("gpdedup-store encrypt-unit: not available for bucket units yet (storage.type s3); a new unit"
+                        + " in the bucket is created encrypted");
+                return 2;
+            }
             Path dir = cfg.dataDir().resolve("units").resolve(unit);
             if (unit.startsWith(".") || unit.contains("/") || !Files.isDirectory(dir)) {
                 System.err.println("gpdedup-store encrypt-unit: no storage unit '" + unit + "' in " + cfg.dataDir());

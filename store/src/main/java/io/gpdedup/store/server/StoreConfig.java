@@ -117,9 +117,6 @@ public record StoreConfig(
         if (units.isEmpty()) {
             throw new IllegalArgumentException("no storage unit configured: nobody could log in");
         }
-        if (encryption != null && storage != null) {
-            throw new IllegalArgumentException("encryption is not available with storage.type s3 yet (the store would write the bucket in plaintext)");
-        }
         units = Map.copyOf(units);
         policies = Map.copyOf(policies);
         for (String unit : policies.keySet()) {

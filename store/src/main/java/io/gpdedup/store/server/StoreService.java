@@ -103,7 +103,8 @@ public final class StoreService implements AutoCloseable {
         }
         if (config.storage() != null) {
             S3Backend.check(config.storage(), locking(config)); // before the data directory is touched
-            return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage(), locking(config)));
+            return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage(), locking(config),
+                    config.encryption() != null ? config.encryption().load() : null));
         }
         if (config.encryption() != null) {
             return DiskStoreEngine.open(config.dataDir(), settings, config.encryption().load());

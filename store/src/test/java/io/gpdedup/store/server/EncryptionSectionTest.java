@@ -37,13 +37,18 @@ class EncryptionSectionTest {
     }
 
     @Test
-    void oneOfTheTwoIsNeededAndABucketIsRefusedRatherThanWrittenInPlaintext() {
+    void oneOfTheTwoIsNeeded() {
         assertTrue(refused("encryption: {}\n").contains("encryption takes one of key-file and key-command"));
         assertTrue(refused("encryption: {key-file: /k, key-command: cat}\n").contains("one of key-file and key-command"));
         assertTrue(refused("encryption: {key-command: ''}\n").contains("key-command is empty"));
         assertTrue(refused("encryption: {key-command: {a: b}}\n").contains("a command line or a list"));
         assertTrue(refused("encryption: {key-fil: /k}\n").contains("unknown key 'key-fil'"));
-        String s3 = refused("encryption: {key-file: /k}\nstorage: {type: s3, bucket: b}\n");
-        assertTrue(s3.contains("encryption is not available with storage.type s3"), s3);
+    }
+
+    @Test
+    void aBucketTakesEncryptionToo() {
+        StoreConfig c = parse("encryption: {key-file: /k}\nstorage: {type: s3, bucket: b}\n");
+        assertEquals(new KeySource(Path.of("/k"), null), c.encryption());
+        assertEquals("b", c.storage().bucket());
     }
 }

@@ -1,0 +1,76 @@
+package io.gpdedup.store.s3;
+
+import io.gpdedup.store.crypt.DataKeys;
+import io.gpdedup.store.crypt.Kek;
+import io.gpdedup.store.crypt.KeyException;
+import io.gpdedup.store.crypt.UnitEncryption;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.logging.Logger;
+
+/**
+ * How a bucket unit's objects are written: plaintext, or sealed under the data keys kept wrapped
+ * in its keys object {@code units/<unit>/keys} (the keys file of a disk unit, docs/format.md
+ * section 9.1). Decided under the unit's lease, before anything of the unit is read: a unit with a
+ * keys object needs the key; a new (empty) unit is made encrypted when the store has a key; an
+ * existing plaintext unit stays plaintext. A PUT replaces an object whole, so the keys object is
+ * always the old one or the new one, never a part.
+ */
+final class BucketEncryption {
+    private static final Logger LOG = Logger.getLogger(BucketEncryption.class.getName());
+
+    private BucketEncryption() {
+    }
+
+    /** Decides how unit {@code unit} is written; {@link KeyException} when {@code kek} (null: no key) does not open it. */
+    static UnitEncryption open(Bucket bucket, String unit, Kek kek, UnitLease lease) throws IOException {
+        UnitKeys keys = new UnitKeys(unit);
+        Optional<byte[]> text = bucket.get(keys.keys());
+        Boolean sealed = firstContainerSealed(bucket, keys);
+        if (text.isPresent()) {
+            if (Boolean.FALSE.equals(sealed)) {
+                throw new KeyException("unit " + unit + " has a keys object but plaintext containers in the bucket (restored from a plaintext"
+                        + " copy?): not opened, so that nothing is cut off; move the keys object " + keys.keys() + " away to open it as plaintext");
+            }
+            if (kek == null) {
+                throw new KeyException("unit " + unit + " is encrypted, but the config has no encryption key"
+                        + " (set encryption.key-file or encryption.key-command)");
+            }
+            return UnitEncryption.of(DataKeys.open(text.get(), "the keys object " + keys.keys(), unit, kek));
+        }
+        if (Boolean.TRUE.equals(sealed)) {
+            throw new KeyException("unit " + unit + " holds encrypted containers but its keys object " + keys.keys()
+                    + " is missing from the bucket: not opened, so that nothing is cut off; put the keys object back");
+        }
+        if (kek == null) {
+            return UnitEncryption.PLAIN;
+        }
+        if (sealed == null && bucket.list(keys.recipes()).isEmpty()) {
+            DataKeys k = DataKeys.create(unit, kek);
+            lease.checkWritable();
+            bucket.put(keys.keys(), k.text()); // before the unit's first object: nothing plaintext is ever written to it
+            return UnitEncryption.of(k);
+        }
+        LOG.warning(() -> "unit " + unit + " is not encrypted: what it holds in the bucket, and what is written to it, stays plaintext"
+                + " (encrypt-unit does not convert bucket units yet)");
+        return UnitEncryption.PLAIN;
+    }
+
+    /** Whether the unit's first container holds sealed records (one ranged GET); null when it has no container with a record. */
+    private static Boolean firstContainerSealed(Bucket bucket, UnitKeys keys) throws IOException {
+        for (Bucket.Listed o : bucket.list(keys.containers())) {
+            if (!o.key().endsWith(UnitKeys.CONTAINER_SUFFIX)) {
+                continue;
+            }
+            int n = (int) Math.min(o.size(), UnitEncryption.headBytes());
+            if (n <= 0) {
+                continue;
+            }
+            Boolean sealed = UnitEncryption.sealedHead(bucket.getRange(o.key(), 0, n), n);
+            if (sealed != null) {
+                return sealed;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,170 @@
+package io.gpdedup.store.s3;
+
+import io.gpdedup.store.container.Container;
+import io.gpdedup.store.container.ContainerScanner;
+import io.gpdedup.store.container.OwnerOnly;
+import io.gpdedup.store.crypt.SealException;
+import io.gpdedup.store.crypt.UnitEncryption;
+import io.gpdedup.store.index.ChunkIndex;
+import io.gpdedup.store.index.IndexSnapshot;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.logging.Logger;
+
+/**
+ * A bucket unit's index in the bucket: the index object of each container and the index
+ * checkpoint, both sealed as blobs in an encrypted unit (docs/format.md section 9.3), the index
+ * object bound to its container's id. Read by a start, written by uploads and checkpoints.
+ */
+final class IndexObjects {
+    private static final Logger LOG = Logger.getLogger(IndexObjects.class.getName());
+    private static final int FETCHERS = 16;
+
+    private final String unit;
+    private final UnitKeys keys;
+    private final Bucket bucket;
+    private final Path spoolDir;
+    private final UnitEncryption encryption;
+
+    IndexObjects(String unit, Bucket bucket, Path spoolDir, UnitEncryption encryption) {
+        this.unit = unit;
+        this.keys = new UnitKeys(unit);
+        this.bucket = bucket;
+        this.spoolDir = spoolDir;
+        this.encryption = encryption;
+    }
+
+    /** The bytes of container {@code id}'s index object, as uploaded. */
+    byte[] encode(int id, long dataStart, long containerLength, List<ContainerIndexFile.Entry> entries) throws IOException {
+        byte[] plain = ContainerIndexFile.encode(id, dataStart, containerLength, entries);
+        return encryption.encrypted() ? encryption.blobs().seal(plain, what(id)) : plain;
+    }
+
+    /** An index object's contents; null when it is damaged (or does not authenticate). */
+    private ContainerIndexFile.Contents decode(int id, byte[] bytes) throws IOException {
+        if (!encryption.encrypted()) {
+            return ContainerIndexFile.decode(bytes);
+        }
+        try {
+            return ContainerIndexFile.decode(encryption.blobs().open(bytes, what(id)));
+        } catch (SealException e) {
+            return null;
+        }
+    }
+
+    private static String what(int id) {
+        return "container index " + id;
+    }
+
+    /** The index checkpoint, if there is one and every container it covers is still there, whole. */
+    IndexSnapshot.Loaded readCheckpoint(Map<Integer, Long> containerSizes, Map<Integer, Long> indexObjects) throws IOException {
+        Optional<byte[]> bytes = bucket.get(keys.indexCheckpoint());
+        if (bytes.isEmpty()) {
+            return null;
+        }
+        Path temp = spoolDir.resolve("index.snap.download");
+        try {
+            OwnerOnly.write(temp, bytes.get());
+            IndexSnapshot.Loaded snap = IndexSnapshot.read(temp, encryption.blobs());
+            if (snap == null) {
+                LOG.warning(() -> "unit " + unit + ": the index checkpoint is damaged; reading every index object instead");
+                return null;
+            }
+            for (Map.Entry<Integer, Long> e : snap.covered().entrySet()) {
+                Long size = containerSizes.get(e.getKey());
+                if (size == null || size.longValue() != e.getValue() || !indexObjects.containsKey(e.getKey())) {
+                    LOG.info(() -> "unit " + unit + ": the index checkpoint is stale; reading every index object instead");
+                    return null;
+                }
+            }
+            return snap;
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
+    /** Uploads the checkpoint of {@code index}, covering the containers in {@code covered} (id to length). */
+    void saveCheckpoint(ChunkIndex index, Map<Integer, Long> covered) throws IOException {
+        Path temp = spoolDir.resolve("index.snap");
+        try {
+            IndexSnapshot.write(temp, index, covered, encryption.blobs());
+            bucket.putFile(keys.indexCheckpoint(), temp);
+        } finally {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException ignored) {
+                // The spool is emptied at the next start.
+            }
+        }
+    }
+
+    /** Index objects read in parallel; a damaged one is replaced by a scan of its container. */
+    Map<Integer, ContainerIndexFile.Contents> fetch(List<Integer> ids, Map<Integer, Long> sizes, List<String> problems) throws IOException {
+        Map<Integer, ContainerIndexFile.Contents> out = new HashMap<>();
+        if (ids.isEmpty()) {
+            return out;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(FETCHERS, ids.size()), r -> {
+            Thread t = new Thread(r, "gpdedup-s3-index-read");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            Map<Integer, Future<ContainerIndexFile.Contents>> pending = new TreeMap<>();
+            for (int id : ids) {
+                pending.put(id, pool.submit(() -> indexOf(id, sizes.get(id), problems)));
+            }
+            for (Map.Entry<Integer, Future<ContainerIndexFile.Contents>> e : pending.entrySet()) {
+                out.put(e.getKey(), e.getValue().get());
+            }
+            return out;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException(e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading index objects", e);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private ContainerIndexFile.Contents indexOf(int id, long size, List<String> problems) throws IOException {
+        Optional<byte[]> b = bucket.get(keys.containerIndex(id));
+        ContainerIndexFile.Contents ci = b.isPresent() ? decode(id, b.get()) : null;
+        if (ci != null && ci.container() == id && ci.containerLength() == size) {
+            return ci;
+        }
+        LOG.warning(() -> "unit " + unit + ": the index object of container " + id + " is damaged; reading the container instead");
+        Path temp = spoolDir.resolve(Container.fileName(id));
+        try {
+            OwnerOnly.write(temp, bucket.getRange(keys.container(id), 0, Math.toIntExact(size)));
+            try (Container c = Container.open(temp, id)) {
+                List<ContainerIndexFile.Entry> entries = new ArrayList<>();
+                ContainerScanner.ScanResult r = ContainerScanner.scan(c, c.dataStart(), encryption.records(),
+                        (fp, offset, length) -> entries.add(new ContainerIndexFile.Entry(fp, offset, length)));
+                if (r.damagedBytes() > 0 || r.truncatedBytes() > 0) {
+                    synchronized (problems) {
+                        problems.add("container " + id + ": " + (r.damagedBytes() + r.truncatedBytes()) + " damaged bytes skipped");
+                    }
+                }
+                return new ContainerIndexFile.Contents(id, c.dataStart(), size, entries);
+            }
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+}
