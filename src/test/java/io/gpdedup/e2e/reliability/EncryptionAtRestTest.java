@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.layout.Timestamps;
+import io.gpdedup.testsupport.ByteSearch;
 import io.gpdedup.testsupport.S3Server;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -161,7 +162,7 @@ class EncryptionAtRestTest {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(S3Server.IDENTITY, S3Server.CREDENTIAL)))
                 .build()) {
             for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(bucket)).contents()) {
-                if (indexOf(s3.getObjectAsBytes(b -> b.bucket(bucket).key(o.key())).asByteArray(), needle) >= 0) {
+                if (ByteSearch.indexOf(s3.getObjectAsBytes(b -> b.bucket(bucket).key(o.key())).asByteArray(), needle) >= 0) {
                     out.add(o.key());
                 }
             }
@@ -193,25 +194,12 @@ class EncryptionAtRestTest {
         List<Path> out = new ArrayList<>();
         try (Stream<Path> walk = Files.walk(root)) {
             for (Path p : walk.filter(Files::isRegularFile).toList()) {
-                if (indexOf(Files.readAllBytes(p), needle) >= 0) {
+                if (ByteSearch.indexOf(Files.readAllBytes(p), needle) >= 0) {
                     out.add(p);
                 }
             }
         }
         return out;
-    }
-
-    private static int indexOf(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= hay.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 
     private static Map<String, String> tree(Path root) throws Exception {

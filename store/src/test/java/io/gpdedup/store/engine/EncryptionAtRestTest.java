@@ -13,6 +13,7 @@ import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.store.server.StoreMain;
+import io.gpdedup.testsupport.ByteSearch;
 import io.gpdedup.testsupport.ConsoleCapture;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -247,25 +248,12 @@ class EncryptionAtRestTest {
         int n = 0;
         try (Stream<Path> walk = Files.walk(root)) {
             for (Path p : walk.filter(Files::isRegularFile).toList()) {
-                if (indexOf(Files.readAllBytes(p), needle) >= 0) {
+                if (ByteSearch.indexOf(Files.readAllBytes(p), needle) >= 0) {
                     n++;
                 }
             }
         }
         return n;
-    }
-
-    private static int indexOf(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= hay.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 
     /** Every file under {@code root} by path, with a hash of its bytes. */

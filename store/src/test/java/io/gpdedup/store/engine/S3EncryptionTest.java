@@ -13,12 +13,13 @@ import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.crypt.KeySource;
 import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.report.VerifyReport;
-import io.gpdedup.store.s3.S3Backend;
 import io.gpdedup.store.s3.MotoBuckets;
+import io.gpdedup.store.s3.S3Backend;
 import io.gpdedup.store.s3.S3Settings;
 import io.gpdedup.store.s3.TestBuckets;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.store.server.StoreMain;
+import io.gpdedup.testsupport.ByteSearch;
 import io.gpdedup.testsupport.ConsoleCapture;
 import io.gpdedup.testsupport.S3Server;
 import java.io.IOException;
@@ -133,24 +134,11 @@ class S3EncryptionTest {
     private static List<String> objectsContaining(Map<String, byte[]> objects, byte[] needle) {
         List<String> out = new ArrayList<>();
         objects.forEach((k, v) -> {
-            if (indexOf(v, needle) >= 0) {
+            if (ByteSearch.indexOf(v, needle) >= 0) {
                 out.add(k);
             }
         });
         return out;
-    }
-
-    private static int indexOf(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= hay.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 
     /** Files under the data directory and the cache directory, and how many of them hold {@code needle}. */
@@ -164,7 +152,7 @@ class S3EncryptionTest {
             try (var walk = Files.walk(root)) {
                 for (Path p : walk.filter(Files::isRegularFile).toList()) {
                     files++;
-                    found += indexOf(Files.readAllBytes(p), needle) >= 0 ? 1 : 0;
+                    found += ByteSearch.indexOf(Files.readAllBytes(p), needle) >= 0 ? 1 : 0;
                 }
             }
         }
