@@ -22,6 +22,9 @@ import java.util.regex.Pattern;
  * killed at any moment restarts without manual repair.
  */
 public final class DiskStoreEngine implements StoreEngine {
+    /** The file in a data directory whose lock the store using it holds. */
+    public static final String LOCK_FILE = "store.lock";
+
     private static final Pattern UNIT_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}");
 
     private final Path dataDir;
@@ -70,13 +73,8 @@ public final class DiskStoreEngine implements StoreEngine {
         try {
             OwnerOnly.createDirectories(dir);
             OwnerOnly.tighten(dir, "data directory");
-            ch = OwnerOnly.open(dir.resolve("store.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock;
-            try {
-                lock = ch.tryLock();
-            } catch (OverlappingFileLockException e) {
-                lock = null;
-            }
+            ch = OwnerOnly.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock = tryLock(ch);
             if (lock == null) {
                 throw new StoreException("data directory " + dir + " is in use by another store");
             }
@@ -182,6 +180,15 @@ public final class DiskStoreEngine implements StoreEngine {
             } catch (IOException e) {
                 // Nothing left to protect: the lock is released with the channel, the backend holds no data.
             }
+        }
+    }
+
+    /** The lock of a data directory's {@link #LOCK_FILE}, or null while another store (in this process or another) holds it. */
+    public static FileLock tryLock(FileChannel lockFile) throws IOException {
+        try {
+            return lockFile.tryLock();
+        } catch (OverlappingFileLockException e) {
+            return null;
         }
     }
 }

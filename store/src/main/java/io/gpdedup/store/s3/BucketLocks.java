@@ -137,27 +137,9 @@ final class BucketLocks {
      */
     boolean deleteVersions(String key, boolean bypassGovernance, Bucket.WriteLimit limit) throws BucketException {
         String full = bucket.fullKey(key);
-        List<String> versions = new ArrayList<>();
+        List<String> versions;
         try {
-            ListObjectVersionsRequest.Builder req = ListObjectVersionsRequest.builder().bucket(bucket.settings().bucket()).prefix(full);
-            String keyMarker = null;
-            String versionMarker = null;
-            do {
-                ListObjectVersionsResponse r = s3.listObjectVersions(req.keyMarker(keyMarker).versionIdMarker(versionMarker).build());
-                for (ObjectVersion v : r.versions()) {
-                    if (v.key().equals(full)) {
-                        versions.add(v.versionId());
-                    }
-                }
-                for (DeleteMarkerEntry m : r.deleteMarkers()) {
-                    if (m.key().equals(full)) {
-                        versions.add(m.versionId());
-                    }
-                }
-                boolean more = Boolean.TRUE.equals(r.isTruncated());
-                keyMarker = more ? r.nextKeyMarker() : null;
-                versionMarker = more ? r.nextVersionIdMarker() : null;
-            } while (keyMarker != null);
+            versions = versionIds(full, true);
         } catch (SdkException e) {
             throw bucket.failure("list the versions of " + key, e);
         }
@@ -193,27 +175,41 @@ final class BucketLocks {
      */
     void deleteOlderVersions(String key) throws BucketException {
         String full = bucket.fullKey(key);
-        List<String> older = new ArrayList<>();
         try {
-            ListObjectVersionsRequest.Builder req = ListObjectVersionsRequest.builder().bucket(bucket.settings().bucket()).prefix(full);
-            String keyMarker = null;
-            String versionMarker = null;
-            do {
-                ListObjectVersionsResponse r = s3.listObjectVersions(req.keyMarker(keyMarker).versionIdMarker(versionMarker).build());
-                for (ObjectVersion v : r.versions()) {
-                    if (v.key().equals(full) && !Boolean.TRUE.equals(v.isLatest())) {
-                        older.add(v.versionId());
-                    }
-                }
-                boolean more = Boolean.TRUE.equals(r.isTruncated());
-                keyMarker = more ? r.nextKeyMarker() : null;
-                versionMarker = more ? r.nextVersionIdMarker() : null;
-            } while (keyMarker != null);
+            List<String> older = versionIds(full, false);
             for (String version : older) {
                 s3.deleteObject(b -> b.bucket(bucket.settings().bucket()).key(full).versionId(version));
             }
         } catch (SdkException e) {
             throw bucket.failure("delete the earlier versions of " + key, e);
         }
+    }
+
+    /**
+     * The version ids of exactly the full key {@code full}, in the bucket's order: with {@code all}
+     * every version and delete marker, else only the versions that are not the latest.
+     */
+    private List<String> versionIds(String full, boolean all) {
+        List<String> ids = new ArrayList<>();
+        ListObjectVersionsRequest.Builder req = ListObjectVersionsRequest.builder().bucket(bucket.settings().bucket()).prefix(full);
+        String keyMarker = null;
+        String versionMarker = null;
+        do {
+            ListObjectVersionsResponse r = s3.listObjectVersions(req.keyMarker(keyMarker).versionIdMarker(versionMarker).build());
+            for (ObjectVersion v : r.versions()) {
+                if (v.key().equals(full) && (all || !Boolean.TRUE.equals(v.isLatest()))) {
+                    ids.add(v.versionId());
+                }
+            }
+            for (DeleteMarkerEntry m : r.deleteMarkers()) {
+                if (all && m.key().equals(full)) {
+                    ids.add(m.versionId());
+                }
+            }
+            boolean more = Boolean.TRUE.equals(r.isTruncated());
+            keyMarker = more ? r.nextKeyMarker() : null;
+            versionMarker = more ? r.nextVersionIdMarker() : null;
+        } while (keyMarker != null);
+        return ids;
     }
 }

@@ -6,11 +6,10 @@ import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.crypt.KeyRotation;
 import io.gpdedup.store.crypt.KeySource;
 import io.gpdedup.store.crypt.UnitConversion;
+import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.s3.BucketKeyRotation;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -88,15 +87,9 @@ final class KeyCommands {
                 return 2;
             }
             Path dataDir = cfg.dataDir();
-            try (FileChannel ch = OwnerOnly.open(OwnerOnly.createDirectories(dataDir).resolve("store.lock"),
+            try (FileChannel ch = OwnerOnly.open(OwnerOnly.createDirectories(dataDir).resolve(DiskStoreEngine.LOCK_FILE),
                     StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-                FileLock lock;
-                try {
-                    lock = ch.tryLock();
-                } catch (OverlappingFileLockException e) {
-                    lock = null;
-                }
-                if (lock == null) {
+                if (DiskStoreEngine.tryLock(ch) == null) {
                     System.err.println("gpdedup-store " + name() + ": the store on " + dataDir + " is running: stop it first");
                     return 1;
                 }
