@@ -7,21 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.layout.Timestamps;
 import io.gpdedup.testsupport.ByteSearch;
+import io.gpdedup.testsupport.DiskSnapshot;
 import io.gpdedup.testsupport.S3Server;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,17 +85,17 @@ class EncryptionAtRestTest {
     @Test
     void noFileOfAnEncryptedStoreHoldsTheMarkerWhileAPlaintextStoresFilesDo() throws Exception {
         Path plain = backupAndRestore("plain", "");
-        assertTrue(filesContaining(plain.resolve(".gpdedup/store"), MARKER).size() > 0, "control: the plaintext store holds the marker");
+        assertTrue(ByteSearch.filesContaining(plain.resolve(".gpdedup/store"), MARKER).size() > 0, "control: the plaintext store holds the marker");
 
         Path key = newKey("store.key");
         Path sealed = backupAndRestore("sealed", "encryption:\n  key-file: " + key + "\n");
         Path dataDir = sealed.resolve(".gpdedup/store");
         assertTrue(Files.exists(dataDir.resolve("units/prod/keys")), "the unit is encrypted");
         assertTrue(Files.exists(dataDir.resolve("units/prod/index.snap")), "the index snapshot of the clean stop is there (sealed)");
-        assertEquals(List.of(), filesContaining(sealed, MARKER));
+        assertEquals(List.of(), ByteSearch.filesContaining(sealed, MARKER));
 
         // What a start with a bad key does to that data directory: nothing.
-        Map<String, String> before = tree(dataDir);
+        Map<String, String> before = DiskSnapshot.of(dataDir);
         Path config = sealed.resolve(".gpdedup/store.yaml");
         String text = Files.readString(config);
         Path shortKey = Files.writeString(dir.resolve("short.key"), "gpdedup-key v1\nAAAA\n");
@@ -111,7 +108,7 @@ class EncryptionAtRestTest {
             assertEquals(1, lines.size(), s.stderr);
             assertTrue(lines.get(0).startsWith("gpdedup-store: "), lines.get(0));
             assertTrue(lines.get(0).contains(k == wrongKey ? "wrong key" : "encryption.key-file " + k), lines.get(0));
-            assertEquals(before, tree(dataDir), "a refused start changes nothing on disk");
+            assertEquals(before, DiskSnapshot.of(dataDir), "a refused start changes nothing on disk");
         }
         Files.writeString(config, text);
     }
@@ -131,7 +128,7 @@ class EncryptionAtRestTest {
                 "the unit is encrypted, its index checkpoint written: " + keys);
         assertEquals(List.of(), objectsContaining(sealedBucket, MARKER));
         assertTrue(Files.isDirectory(sealed.resolve(".gpdedup/store/cache")), "the cache directory is in the data directory, searched below");
-        assertEquals(List.of(), filesContaining(sealed, MARKER));
+        assertEquals(List.of(), ByteSearch.filesContaining(sealed, MARKER));
 
         Path config = sealed.resolve(".gpdedup/store.yaml");
         String text = Files.readString(config);
@@ -187,29 +184,5 @@ class EncryptionAtRestTest {
             throw new AssertionError("the store started with a bad key: " + err);
         }
         return new Start(p.exitValue(), err);
-    }
-
-    /** The files under {@code root} whose bytes hold {@code needle}. */
-    private static List<Path> filesContaining(Path root, byte[] needle) throws IOException {
-        List<Path> out = new ArrayList<>();
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.filter(Files::isRegularFile).toList()) {
-                if (ByteSearch.indexOf(Files.readAllBytes(p), needle) >= 0) {
-                    out.add(p);
-                }
-            }
-        }
-        return out;
-    }
-
-    private static Map<String, String> tree(Path root) throws Exception {
-        Map<String, String> out = new TreeMap<>();
-        MessageDigest md = MessageDigest.getInstance("SHA-256");
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.toList()) {
-                out.put(root.relativize(p).toString(), Files.isRegularFile(p) ? HexFormat.of().formatHex(md.digest(Files.readAllBytes(p))) : "dir");
-            }
-        }
-        return out;
     }
 }

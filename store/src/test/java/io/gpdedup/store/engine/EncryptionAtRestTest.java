@@ -14,16 +14,14 @@ import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.store.server.StoreMain;
 import io.gpdedup.testsupport.ByteSearch;
+import io.gpdedup.testsupport.DiskSnapshot;
 import io.gpdedup.testsupport.ConsoleCapture;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,16 +56,16 @@ class EncryptionAtRestTest {
     void encryptedFilesHoldNeitherTheDataNorItsFingerprintsAndThePlaintextControlDoes() throws IOException {
         byte[] object = marked(1, 300_000);
         Recipe plain = writeAndCheck(dir.resolve("plain"), null, object);
-        assertTrue(filesContaining(dir.resolve("plain"), MARKER) > 0, "control: a plaintext unit holds the marker");
-        assertTrue(filesContaining(dir.resolve("plain"), plain.chunks().get(0).fingerprint().toBytes()) > 0,
+        assertTrue(ByteSearch.filesContaining(dir.resolve("plain"), MARKER).size() > 0, "control: a plaintext unit holds the marker");
+        assertTrue(ByteSearch.filesContaining(dir.resolve("plain"), plain.chunks().get(0).fingerprint().toBytes()).size() > 0,
                 "control: a plaintext unit holds the fingerprints");
 
         Kek kek = Kek.generate();
         Recipe sealed = writeAndCheck(dir.resolve("sealed"), kek, object);
         assertTrue(Files.exists(dir.resolve("sealed/units/u1/index.snap")), "the index snapshot was written (sealed)");
-        assertEquals(0, filesContaining(dir.resolve("sealed"), MARKER));
-        assertEquals(0, filesContaining(dir.resolve("sealed"), sealed.chunks().get(0).fingerprint().toBytes()));
-        assertEquals(0, filesContaining(dir.resolve("sealed"), "db/marked".getBytes(StandardCharsets.US_ASCII)),
+        assertEquals(0, ByteSearch.filesContaining(dir.resolve("sealed"), MARKER).size());
+        assertEquals(0, ByteSearch.filesContaining(dir.resolve("sealed"), sealed.chunks().get(0).fingerprint().toBytes()).size());
+        assertEquals(0, ByteSearch.filesContaining(dir.resolve("sealed"), "db/marked".getBytes(StandardCharsets.US_ASCII)).size(),
                 "the object name inside the recipe is sealed too");
     }
 
@@ -124,7 +122,7 @@ class EncryptionAtRestTest {
         try (DiskStoreEngine engine = open(data(), kek)) {
             TestObjects.backup(engine.unit("u1"), "a", marked(3, 50_000), 8192, Codec.NONE);
         }
-        Map<String, String> before = tree(data());
+        Map<String, String> before = DiskSnapshot.of(data());
         KeyException wrong = assertThrows(KeyException.class, () -> open(data(), Kek.generate()));
         assertTrue(wrong.getMessage().contains("wrong key") && wrong.getMessage().contains(kek.id()), wrong.getMessage());
         KeyException none = assertThrows(KeyException.class, () -> open(data(), null));
@@ -136,7 +134,7 @@ class EncryptionAtRestTest {
         assertTrue(lost.getMessage().contains("keys file") && lost.getMessage().contains("missing"), lost.getMessage());
         assertThrows(KeyException.class, () -> open(data(), null));
         Files.move(dir.resolve("keys.aside"), keys);
-        assertEquals(before, tree(data()), "a refused open changes no file");
+        assertEquals(before, DiskSnapshot.of(data()), "a refused open changes no file");
         try (DiskStoreEngine engine = open(data(), kek)) {
             assertEquals(50_000, TestObjects.restore(engine.unit("u1"), "a").length, "control: the right key opens it");
         }
@@ -158,13 +156,13 @@ class EncryptionAtRestTest {
             TestObjects.backup(engine.unit("u1"), "a", object, 8192, Codec.NONE);
             TestObjects.backup(engine.unit("u2"), "b", object, 8192, Codec.NONE);
         }
-        Map<String, String> containers = tree(data().resolve("units/u1/containers"));
+        Map<String, String> containers = DiskSnapshot.of(data().resolve("units/u1/containers"));
         Path config = config(oldKey);
         ConsoleCapture rotated = ConsoleCapture.run(() -> StoreMain.run("rotate-key", "--config", config.toString(),
                 "--new-key-file", newKey.toString()));
         assertEquals(0, rotated.exit(), rotated.err());
         assertTrue(rotated.out().contains("2 unit(s)"), rotated.out());
-        assertEquals(containers, tree(data().resolve("units/u1/containers")), "no container rewritten");
+        assertEquals(containers, DiskSnapshot.of(data().resolve("units/u1/containers")), "no container rewritten");
         assertThrows(KeyException.class, () -> open(data(), old));
         try (DiskStoreEngine engine = open(data(), next)) {
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"));
@@ -209,7 +207,7 @@ class EncryptionAtRestTest {
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"), "a plaintext unit keeps working with a key configured");
             TestObjects.backup(engine.unit("u1"), "b", object, 8192, Codec.LZ4);
         }
-        assertTrue(filesContaining(data(), MARKER) > 0, "control: still plaintext before the conversion");
+        assertTrue(ByteSearch.filesContaining(data(), MARKER).size() > 0, "control: still plaintext before the conversion");
         Files.writeString(data().resolve("units/u1/keys"), "planted");
         KeyException mixed = assertThrows(KeyException.class, () -> open(data(), kek));
         assertTrue(mixed.getMessage().contains("plaintext containers"), mixed.getMessage());
@@ -222,7 +220,7 @@ class EncryptionAtRestTest {
         Path config = config(key);
         ConsoleCapture converted = ConsoleCapture.run(() -> StoreMain.run("encrypt-unit", "--config", config.toString(), "u1"));
         assertEquals(0, converted.exit(), converted.err());
-        assertEquals(0, filesContaining(data(), MARKER));
+        assertEquals(0, ByteSearch.filesContaining(data(), MARKER).size());
         try (DiskStoreEngine engine = open(data(), kek)) {
             StorageUnit unit = engine.unit("u1");
             assertArrayEquals(object, TestObjects.restore(unit, "a"));
@@ -243,27 +241,4 @@ class EncryptionAtRestTest {
         return cfg;
     }
 
-    /** Files under {@code root} whose bytes contain {@code needle}. */
-    static int filesContaining(Path root, byte[] needle) throws IOException {
-        int n = 0;
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.filter(Files::isRegularFile).toList()) {
-                if (ByteSearch.indexOf(Files.readAllBytes(p), needle) >= 0) {
-                    n++;
-                }
-            }
-        }
-        return n;
-    }
-
-    /** Every file under {@code root} by path, with a hash of its bytes. */
-    private static Map<String, String> tree(Path root) throws IOException {
-        Map<String, String> out = new TreeMap<>();
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.toList()) {
-                out.put(root.relativize(p).toString(), Files.isRegularFile(p) ? Arrays.toString(TestObjects.sha256(Files.readAllBytes(p))) : "dir");
-            }
-        }
-        return out;
-    }
 }
