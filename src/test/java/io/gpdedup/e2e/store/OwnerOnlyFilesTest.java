@@ -15,8 +15,12 @@ import io.gpdedup.store.protocol.ReplicaTarget;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -122,22 +126,45 @@ class OwnerOnlyFilesTest {
         assertArrayEquals(bytes, plugin.run("restore_data", config.toString(), KEY).assertSucceeded().stdout());
     }
 
-    /** Every path under {@code root}, itself included, that group or others may use, with its mode. */
+    /**
+     * Every path under {@code root}, itself included, that group or others may use, with its mode.
+     * A running store renames and removes temp files while the walk runs: a path gone by the time
+     * it is looked at has no mode to check.
+     */
     static List<String> looserThanOwnerOnly(Path root) throws IOException {
         List<String> open = new ArrayList<>();
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : (Iterable<Path>) walk::iterator) {
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {
+                return check(d);
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+                return check(f);
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path f, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+
+            private FileVisitResult check(Path p) throws IOException {
                 Set<PosixFilePermission> mode;
                 try {
                     mode = Files.getPosixFilePermissions(p);
-                } catch (java.nio.file.NoSuchFileException e) {
-                    continue; // a temp file renamed or removed while the walk ran
+                } catch (NoSuchFileException e) {
+                    return FileVisitResult.CONTINUE;
                 }
                 if (mode.stream().anyMatch(GROUP_OR_OTHERS::contains)) {
                     open.add(root.relativize(p) + " " + PosixFilePermissions.toString(mode));
                 }
+                return FileVisitResult.CONTINUE;
             }
-        }
+        });
         return open;
     }
 
