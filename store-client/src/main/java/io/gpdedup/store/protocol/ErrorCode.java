@@ -18,7 +18,12 @@ public enum ErrorCode {
     /** A request the user's role in the unit does not allow (version 6; older clients get STORE_ERROR). */
     FORBIDDEN(12, false),
     /** A commit onto the name of a committed object the unit does not let be replaced (version 6; older clients get STORE_ERROR). */
-    EXISTS(13, false);
+    EXISTS(13, false),
+    /**
+     * A login to a unit this store does not hold now, another store holding its lease (a standby);
+     * the client tries its next store address (version 7; older clients get STORE_ERROR).
+     */
+    NOT_SERVED(14, true);
 
     private final int code;
     private final boolean fatal;
@@ -39,6 +44,9 @@ public enum ErrorCode {
 
     /** The protocol version that introduced this code: a connection on an older one gets {@link #STORE_ERROR} instead. */
     public int sinceVersion() {
+        if (code >= NOT_SERVED.code) {
+            return ProtocolVersions.V7;
+        }
         return code >= LOCKED.code ? ProtocolVersions.V6 : ProtocolVersions.V1;
     }
 

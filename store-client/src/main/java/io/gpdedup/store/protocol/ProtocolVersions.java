@@ -22,8 +22,13 @@ public final class ProtocolVersions {
      * bypass governance locks, and the error codes LOCKED, FORBIDDEN and EXISTS.
      */
     public static final int V6 = 6;
+    /**
+     * Adds NOT_SERVED: the answer of a store that does not hold the unit now (a standby), after
+     * which a client given several store addresses tries the next.
+     */
+    public static final int V7 = 7;
     /** What this build offers in HELLO and accepts from it. */
-    public static final List<Integer> SUPPORTED = List.of(V1, V2, V3, V4, V5, V6);
+    public static final List<Integer> SUPPORTED = List.of(V1, V2, V3, V4, V5, V6, V7);
 
     private ProtocolVersions() {
     }

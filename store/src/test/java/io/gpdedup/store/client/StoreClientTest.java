@@ -56,7 +56,7 @@ class StoreClientTest {
         TestData data = TestData.random(codec.id() + 1, 300_000, 16_384, codec);
         String name = DIR + "gpbackup_0_20261123045500_" + codec;
         try (StoreClient client = store.connectA()) {
-            assertEquals(ProtocolVersions.V6, client.protocolVersion());
+            assertEquals(ProtocolVersions.V7, client.protocolVersion());
             try (BackupSession backup = client.beginBackup()) {
                 boolean[] missing = backup.missing(data.fingerprints()).join();
                 assertEquals(data.uploads.size(), missing.length);
