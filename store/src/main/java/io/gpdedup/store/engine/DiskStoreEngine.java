@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,14 +34,17 @@ public final class DiskStoreEngine implements StoreEngine {
     private final FileLock lock;
     private final UnitBackend backend;
     private final Map<String, DiskStorageUnit> units = new ConcurrentHashMap<>();
+    /** Null unless the store runs as a standby: then the units another store holds wait here. */
+    private final StandbyUnits standby;
     private volatile boolean closed;
 
-    private DiskStoreEngine(Path dataDir, EngineSettings settings, FileChannel lockChannel, FileLock lock, UnitBackend backend) {
+    private DiskStoreEngine(Path dataDir, EngineSettings settings, FileChannel lockChannel, FileLock lock, UnitBackend backend, boolean standby) {
         this.dataDir = dataDir;
         this.settings = settings;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.backend = backend;
+        this.standby = standby ? new StandbyUnits(name -> DiskStorageUnit.open(name, settings, backend.openUnit(name)), this::adopt) : null;
     }
 
     /** Opens with {@link EngineSettings#defaults()}. */
@@ -67,6 +71,16 @@ public final class DiskStoreEngine implements StoreEngine {
      * unit the backend already has.
      */
     public static DiskStoreEngine open(Path dataDir, EngineSettings settings, UnitBackend.Factory backends) {
+        return open(dataDir, settings, backends, false);
+    }
+
+    /**
+     * As {@link #open(Path, EngineSettings, UnitBackend.Factory)}; with {@code standby}, a unit
+     * another store holds ({@link UnitHeldException}) does not fail its opening: it waits in
+     * {@link StandbyUnits} until that store's lease lapses, and {@link #unit} refuses it meanwhile
+     * with {@link UnitNotServedException}.
+     */
+    public static DiskStoreEngine open(Path dataDir, EngineSettings settings, UnitBackend.Factory backends, boolean standby) {
         Path dir = dataDir.toAbsolutePath();
         FileChannel ch = null;
         UnitBackend backend = null;
@@ -79,7 +93,7 @@ public final class DiskStoreEngine implements StoreEngine {
                 throw new StoreException("data directory " + dir + " is in use by another store");
             }
             backend = backends.open(dir, settings);
-            DiskStoreEngine engine = new DiskStoreEngine(dir, settings, ch, lock, backend);
+            DiskStoreEngine engine = new DiskStoreEngine(dir, settings, ch, lock, backend, standby);
             try {
                 for (String name : backend.existingUnits()) {
                     engine.units.put(name, DiskStorageUnit.open(name, settings, backend.openUnit(name)));
@@ -123,8 +137,18 @@ public final class DiskStoreEngine implements StoreEngine {
             }
             u = units.get(name);
             if (u == null) {
+                UnitNotServedException waiting = standby == null ? null : standby.notServed(name);
+                if (waiting != null) {
+                    throw waiting;
+                }
                 try {
                     u = DiskStorageUnit.open(name, settings, backend.openUnit(name));
+                } catch (UnitHeldException e) {
+                    if (standby == null) {
+                        throw e;
+                    }
+                    standby.add(name, e);
+                    throw standby.notServed(name);
                 } catch (IOException e) {
                     throw new StoreException("cannot open storage unit " + name + ": " + e.getMessage(), e);
                 }
@@ -132,6 +156,20 @@ public final class DiskStoreEngine implements StoreEngine {
             }
             return u;
         }
+    }
+
+    /** A unit the standby took over; false when the engine closed meanwhile. */
+    private synchronized boolean adopt(String name, DiskStorageUnit unit) {
+        if (closed) {
+            return false;
+        }
+        units.put(name, unit);
+        return true;
+    }
+
+    /** The units waiting for another store's lease to lapse, when the store runs as a standby. */
+    public Optional<StandbyUnits> standby() {
+        return Optional.ofNullable(standby);
     }
 
     @Override
@@ -146,11 +184,20 @@ public final class DiskStoreEngine implements StoreEngine {
 
     /** Finishes pending commits, saves every unit's index snapshot, releases the directory lock. */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
         }
-        closed = true;
+        if (standby != null) {
+            standby.close(); // outside the lock: a take-over in progress needs it to learn that the engine closed
+        }
+        closeUnits();
+    }
+
+    private synchronized void closeUnits() {
         for (DiskStorageUnit u : units.values()) {
             u.close();
         }

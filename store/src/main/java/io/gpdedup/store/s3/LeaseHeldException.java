@@ -1,12 +1,13 @@
 package io.gpdedup.store.s3;
 
-import io.gpdedup.store.engine.StoreException;
+import io.gpdedup.store.engine.UnitHeldException;
+import java.time.Duration;
 
 /** A storage unit is served by another store, whose lease in the bucket is live. */
-public final class LeaseHeldException extends StoreException {
+public final class LeaseHeldException extends UnitHeldException {
     private static final long serialVersionUID = 1L;
 
-    public LeaseHeldException(String message) {
-        super(message);
+    LeaseHeldException(String message, String holder, Duration lookAgainAfter) {
+        super(message, holder, lookAgainAfter);
     }
 }

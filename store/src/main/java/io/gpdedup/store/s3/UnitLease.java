@@ -89,7 +89,7 @@ final class UnitLease {
             int ttl = h != null && h.leaseSeconds() > 0 ? h.leaseSeconds() : leaseSeconds;
             boolean ours = h != null && h.store().equals(me.id());
             if (!ours && age < ttl) {
-                throw new LeaseHeldException(heldBy(h, age, ttl));
+                throw held(h, age, ttl);
             }
         }
         byte[] mine = encode();
@@ -100,7 +100,7 @@ final class UnitLease {
                 etag = current.isPresent() ? bucket.putIfMatch(key, mine, current.get().etag()) : bucket.putIfAbsent(key, mine);
             } catch (BucketException e) {
                 if (e.kind() == BucketException.Kind.CONFLICT) {
-                    throw new LeaseHeldException(heldBy(bucket.fetch(key).map(f -> parse(f.bytes())).orElse(null), 0, leaseSeconds));
+                    throw held(bucket.fetch(key).map(f -> parse(f.bytes())).orElse(null), 0, leaseSeconds);
                 }
                 throw e;
             }
@@ -114,7 +114,7 @@ final class UnitLease {
             Optional<Bucket.Fetched> back = bucket.fetch(key);
             Holder h = back.map(f -> parse(f.bytes())).orElse(null);
             if (h == null || !token.equals(h.token())) {
-                throw new LeaseHeldException(heldBy(h, 0, leaseSeconds));
+                throw held(h, 0, leaseSeconds);
             }
             etag = back.get().etag();
         }
@@ -143,7 +143,7 @@ final class UnitLease {
                     Optional<Bucket.Fetched> current = bucket.fetch(key);
                     Holder h = current.map(f -> parse(f.bytes())).orElse(null);
                     if (h == null || !token.equals(h.token())) {
-                        throw new LeaseHeldException(heldBy(h, 0, leaseSeconds));
+                        throw held(h, 0, leaseSeconds);
                     }
                     written = System.nanoTime();
                     etag = bucket.put(key, encode());
@@ -308,9 +308,17 @@ final class UnitLease {
     }
 
     private String heldBy(Holder h, long ageSeconds, int ttl) {
-        String who = h == null ? "another store" : "the store on host " + h.host() + " (pid " + h.pid() + ", store id " + h.store() + ")";
-        return "storage unit " + unit + " is served by " + who + (ageSeconds > 0 ? "; its lease was renewed " + ageSeconds + " s ago" : "")
+        return "storage unit " + unit + " is served by " + who(h) + (ageSeconds > 0 ? "; its lease was renewed " + ageSeconds + " s ago" : "")
                 + " and lapses " + ttl + " s after its last renewal: stop that store first, or wait (docs/s3.md, moving a unit)";
+    }
+
+    /** The unit is another store's: a standby looks again as often as a holder renews. */
+    private LeaseHeldException held(Holder h, long ageSeconds, int ttl) {
+        return new LeaseHeldException(heldBy(h, ageSeconds, ttl), who(h), Duration.ofSeconds(Math.max(1, leaseSeconds / 6)));
+    }
+
+    private static String who(Holder h) {
+        return h == null ? "another store" : "the store on host " + h.host() + " (pid " + h.pid() + ", store id " + h.store() + ")";
     }
 
     private static void sleep(long ms) throws BucketException {

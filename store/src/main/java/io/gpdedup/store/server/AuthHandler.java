@@ -1,6 +1,7 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.engine.StorageUnit;
+import io.gpdedup.store.engine.UnitNotServedException;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.protocol.Frame;
 import io.gpdedup.store.protocol.Reply;
@@ -19,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * {@code THROTTLED} at once), checks the password (PBKDF2, on the engine executor: it is slow on
  * purpose), keeps a failed attempt in flight as long as the throttle says and holds its reply back
  * for as much of that as a client waits; on success binds the connection to its storage unit by
- * putting a {@link StoreHandler} in its place. Nothing but AUTH is accepted before that.
+ * putting a {@link StoreHandler} in its place, or, for a unit this store is the standby of, answers
+ * {@code NOT_SERVED} and closes. Nothing but AUTH is accepted before that.
  */
 final class AuthHandler extends ChannelInboundHandlerAdapter {
     private static final System.Logger LOG = System.getLogger(AuthHandler.class.getName());
@@ -65,6 +67,11 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
                 if (ok) {
                     unit = server.engine.unit(auth.unit());
                 }
+            } catch (UnitNotServedException e) {
+                ticket.succeeded(); // the password was right: the unit is just another store's now
+                ticket.release();
+                notServed(ctx, auth, from, e);
+                return;
             } catch (RuntimeException e) {
                 ticket.release();
                 LOG.log(System.Logger.Level.ERROR, "login of " + auth.user() + " to unit " + auth.unit() + " failed", e);
@@ -84,6 +91,15 @@ final class AuthHandler extends ChannelInboundHandlerAdapter {
             ticket.release();
             ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.SHUTTING_DOWN, "server is stopping");
         }
+    }
+
+    /** A standby's answer: NOT_SERVED, so that a client with several store addresses tries the next (STORE_ERROR before version 7). */
+    private void notServed(ChannelHandlerContext ctx, Request.Auth auth, InetAddress from, UnitNotServedException e) {
+        LOG.log(System.Logger.Level.INFO, "login refused: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress()
+                + ": " + e.getMessage());
+        Integer version = ctx.channel().attr(HandshakeHandler.VERSION).get();
+        ErrorCode code = version != null && ErrorCode.NOT_SERVED.sinceVersion() <= version ? ErrorCode.NOT_SERVED : ErrorCode.STORE_ERROR;
+        ProtocolErrorHandler.fail(ctx.channel(), code, e.getMessage());
     }
 
     private void finish(ChannelHandlerContext ctx, int requestId, Request.Auth auth, InetAddress from, StorageUnit unit,

@@ -46,6 +46,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "once listening, also write the port to this file (for scripts that start the store on --port 0)")
     Path portFile;
 
+    @Option(names = "--standby",
+            description = "start even though other stores hold bucket units of the config: refuse logins to those (NOT_SERVED) and "
+                + "take each over once its holder's lease lapses (docs/s3.md, standby and failover)")
+    boolean standby;
+
     @Option(names = "--appliance-profile", paramLabel = "FILE",
             description = "serve through a simulated appliance with this profile (e.g. profiles/seed003.yaml)")
     Path applianceProfile;
@@ -80,7 +85,7 @@ final class ServeCommand implements Callable<Integer> {
         try {
             StoreEngine engine;
             try {
-                engine = StoreService.openEngine(cfg);
+                engine = StoreService.openEngine(cfg, standby);
             } catch (S3Backend.BucketUnavailableException | KeyException e) {
                 System.err.println("gpdedup-store: " + e.getMessage());
                 return 2;

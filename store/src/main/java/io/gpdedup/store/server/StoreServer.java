@@ -1,6 +1,7 @@
 package io.gpdedup.store.server;
 
 import io.gpdedup.store.engine.StoreEngine;
+import io.gpdedup.store.engine.UnitNotServedException;
 import io.gpdedup.store.replication.ReplicationQueue;
 import io.gpdedup.store.tls.ServerTls;
 import io.netty.bootstrap.ServerBootstrap;
@@ -169,7 +170,11 @@ final class StoreServer {
      */
     void replaceUsers(StoreConfig config) {
         for (String unit : config.units().keySet()) {
-            context.metrics.watchUnit(context.engine.unit(unit));
+            try {
+                context.metrics.watchUnit(context.engine.unit(unit));
+            } catch (UnitNotServedException standby) {
+                // Another store holds it: its users are taken all the same, for when this standby takes it over.
+            }
         }
         context.replacePolicies(config);
         context.authenticator.replace(config.units());

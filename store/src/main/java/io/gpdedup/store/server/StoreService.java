@@ -5,6 +5,7 @@ import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.StoreEngine;
+import io.gpdedup.store.engine.UnitNotServedException;
 import io.gpdedup.store.replication.ReplicationQueue;
 import io.gpdedup.store.s3.S3Backend;
 import java.io.IOException;
@@ -56,10 +57,17 @@ public final class StoreService implements AutoCloseable {
             metrics.watchDataDirectory(engine.dataDirectory());
             for (String unit : config.units().keySet()) {
                 // Opens (or creates) every configured unit now, so a bad unit name fails the start, not a login.
-                metrics.watchUnit(engine.unit(unit));
+                try {
+                    metrics.watchUnit(engine.unit(unit));
+                } catch (UnitNotServedException standby) {
+                    // A standby's unit another store holds: the engine takes it over once that lease lapses.
+                }
             }
             if (engine instanceof DiskStoreEngine d && d.backend() instanceof S3Backend bucket) {
                 metrics.register(bucket.requests());
+            }
+            if (engine instanceof DiskStoreEngine d) {
+                d.standby().ifPresent(metrics::register);
             }
             replication = ReplicationQueue.start(engine.dataDirectory(), engine, config.replication());
             metrics.register(replication);
@@ -96,6 +104,14 @@ public final class StoreService implements AutoCloseable {
      * its units in the data directory or, with {@code storage: s3}, in the bucket.
      */
     public static DiskStoreEngine openEngine(StoreConfig config) {
+        return openEngine(config, false);
+    }
+
+    /**
+     * As {@link #openEngine(StoreConfig)}; with {@code standby} (and {@code storage: s3}) the store
+     * is a standby: the units another store holds wait until that store's lease lapses.
+     */
+    public static DiskStoreEngine openEngine(StoreConfig config, boolean standby) {
         EngineSettings settings = EngineSettings.defaults().withVerifyOnPut(config.verifyOnPut()).withDiskReserveBytes(config.diskReserveBytes())
                 .withReconnectGrace(config.reconnectGrace());
         if (config.unitCapacityBytes() > 0) {
@@ -104,7 +120,11 @@ public final class StoreService implements AutoCloseable {
         if (config.storage() != null) {
             S3Backend.check(config.storage(), locking(config)); // before the data directory is touched
             return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage(), locking(config),
-                    config.encryption() != null ? config.encryption().load() : null));
+                    config.encryption() != null ? config.encryption().load() : null), standby);
+        }
+        if (standby) {
+            LOG.log(System.Logger.Level.WARNING, "--standby: this store keeps its units in its data directory, which no other store"
+                    + " can take over; it serves them as without the flag");
         }
         if (config.encryption() != null) {
             return DiskStoreEngine.open(config.dataDir(), settings, config.encryption().load());
