@@ -24,8 +24,9 @@ import java.util.logging.Logger;
  * <p>A lease is live while the server's clock says it was written less than {@code lease-seconds}
  * ago (its Last-Modified against the Date of the reply that read it: one clock, so no skew between
  * stores matters). A store refuses a unit whose lease is live and held by another store (a standby
- * reads it again every sixth of the lease time: {@code StandbyUnits}), and takes over one that lapsed. Where the server honours conditional writes the take-over is a PUT with
- * If-Match (or If-None-Match when there is no lease), so of two stores racing only one succeeds.
+ * reads it again every sixth of the lease time: {@code StandbyUnits}), and takes over one that
+ * lapsed. Where the server honours conditional writes the take-over is a PUT with If-Match (or
+ * If-None-Match when there is no lease), so of two stores racing only one succeeds.
  * Elsewhere (S3Proxy 2.6) a store writes its lease, waits {@link #SETTLE_MILLIS} and reads it back:
  * whoever wrote last wins, and a store that took longer than half that between reading the old
  * lease and writing its own gives up, so a slow writer cannot overwrite a winner after it looked.
