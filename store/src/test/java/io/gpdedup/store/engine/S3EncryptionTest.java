@@ -336,11 +336,17 @@ class S3EncryptionTest {
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"), "a plaintext bucket unit keeps working with a key configured");
         }
         assertFalse(everyObject(plain).keySet().stream().anyMatch(k -> k.endsWith("/keys")), "and stays plaintext");
+        assertFalse(objectsContaining(everyObject(plain), MARKER).isEmpty(), "control: its objects hold the marker");
         Path plainConfig = config(plain, keyA);
         ConsoleCapture convert = ConsoleCapture.run(() -> StoreMain.run("encrypt-unit", "--config", plainConfig.toString(), "u1"));
-        assertEquals(2, convert.exit(), convert.err());
-        assertEquals("gpdedup-store encrypt-unit: not available for bucket units yet (storage.type s3); a new unit in the bucket"
-                + " is created encrypted\n", convert.err());
+        assertEquals(0, convert.exit(), convert.err());
+        assertTrue(convert.out().startsWith("unit u1 encrypted under key " + a.id()), convert.out());
+        assertEquals(List.of(), objectsContaining(everyObject(plain), MARKER), "encrypt-unit sealed the plaintext unit");
+        try (DiskStoreEngine engine = open(plain, a)) {
+            assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"), "and the key opens it");
+        }
+        KeyException noKey = assertThrows(KeyException.class, () -> openUnit(plain, null, "u1"));
+        assertTrue(noKey.getMessage().contains("the config has no encryption key"), noKey.getMessage());
     }
 
     @Test
