@@ -103,7 +103,8 @@ class S3EncryptUnitLockTest {
         assertEquals(2, recipeLocks.size(), recipeLocks.toString());
         assertEquals(1, recipeLocks.values().stream().filter(i -> i.isAfter(Instant.now())).count(), "control: one recipe is held");
 
-        ConsoleCapture converted = ConsoleCapture.run(() -> StoreMain.run("encrypt-unit", "--config", config(s3, keyFile).toString(), "prod"));
+        Path config = config(s3, keyFile);
+        ConsoleCapture converted = ConsoleCapture.run(() -> StoreMain.run("encrypt-unit", "--config", config.toString(), "prod"));
         assertEquals(0, converted.exit(), converted.err());
         assertTrue(converted.out().startsWith("unit prod encrypted under key " + kek.id()), converted.out());
         assertTrue(converted.out().contains(" plaintext object version(s) stay in the bucket, held by their retention locks"), converted.out());
