@@ -136,8 +136,8 @@ public final class BucketConversion {
         } else {
             state = begin(kek);
         }
-        DataKeys staged = DataKeys.open(state.keys(), "the conversion-state object " + stateKey(keys), unit, kek);
         if (committed.isEmpty()) {
+            DataKeys staged = DataKeys.open(state.keys(), "the conversion-state object " + stateKey(keys), unit, kek);
             sealContainers(state.firstSealed(), staged, locked);
             lease.checkWritable();
             bucket.put(keys.keys(), state.keys()); // the commit: from here on the unit is encrypted
