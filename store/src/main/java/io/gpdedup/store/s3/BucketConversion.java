@@ -236,13 +236,15 @@ public final class BucketConversion {
                 continue;
             }
             Optional<byte[]> plain = bucket.get(o.key());
-            if (plain.isEmpty() || BlobSeal.sealed(plain.get())) {
-                continue; // sealed by an earlier run
+            if (plain.isEmpty()) {
+                continue;
             }
-            RetentionLock lock = locked ? carried(o.key()) : RetentionLock.NONE;
-            lease.checkWritable();
-            bucket.put(o.key(), seal.seal(plain.get(), "recipe " + file), lock);
-            recipes++;
+            if (!BlobSeal.sealed(plain.get())) { // else sealed by an earlier run, cut off before its plaintext versions went
+                RetentionLock lock = locked ? carried(o.key()) : RetentionLock.NONE;
+                lease.checkWritable();
+                bucket.put(o.key(), seal.seal(plain.get(), "recipe " + file), lock);
+                recipes++;
+            }
             if (locked && !bucket.locks().deleteOlderVersions(o.key())) {
                 kept++;
             }
