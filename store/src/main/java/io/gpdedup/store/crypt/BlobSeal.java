@@ -34,6 +34,11 @@ public final class BlobSeal {
         this.keys = keys;
     }
 
+    /** Whether {@code blob} starts as a sealed blob does (a plaintext file format never does): a conversion's test of what it did. */
+    public static boolean sealed(byte[] blob) {
+        return blob.length >= HEADER_BYTES && Arrays.equals(blob, 0, MAGIC.length, MAGIC, 0, MAGIC.length);
+    }
+
     /** Bytes sealing adds to {@code plainBytes} of plaintext. */
     public static long overhead(long plainBytes) {
         return HEADER_BYTES + (plainBytes / SEGMENT + 1) * (4L + Gcm.TAG_BYTES);

@@ -5,6 +5,7 @@ import io.gpdedup.store.crypt.Kek;
 import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.crypt.UnitEncryption;
 import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 import java.util.logging.Logger;
 
@@ -13,7 +14,8 @@ import java.util.logging.Logger;
  * in its keys object {@code units/<unit>/keys} (the keys file of a disk unit, docs/format.md
  * section 9.1). Decided under the unit's lease, before anything of the unit is read: a unit with a
  * keys object needs the key; a new (empty) unit is made encrypted when the store has a key; an
- * existing plaintext unit stays plaintext. A PUT replaces an object whole, so the keys object is
+ * existing plaintext unit stays plaintext until encrypt-unit converts it ({@link BucketConversion}),
+ * and one whose conversion did not finish is refused. A PUT replaces an object whole, so the keys object is
  * always the old one or the new one, never a part.
  */
 final class BucketEncryption {
@@ -25,8 +27,12 @@ final class BucketEncryption {
     /** Decides how unit {@code unit} is written; {@link KeyException} when {@code kek} (null: no key) does not open it. */
     static UnitEncryption open(Bucket bucket, String unit, Kek kek, UnitLease lease) throws IOException {
         UnitKeys keys = new UnitKeys(unit);
+        List<Bucket.Listed> containers = bucket.list(keys.containers());
+        if (containers.stream().anyMatch(o -> o.key().equals(BucketConversion.stateKey(keys)))) {
+            throw new KeyException(BucketConversion.unfinished(unit));
+        }
         Optional<byte[]> text = bucket.get(keys.keys());
-        Boolean sealed = firstContainerSealed(bucket, keys);
+        Boolean sealed = firstContainerSealed(bucket, containers);
         if (text.isPresent()) {
             if (Boolean.FALSE.equals(sealed)) {
                 throw new KeyException("unit " + unit + " has a keys object but plaintext containers in the bucket (restored from a plaintext"
@@ -52,13 +58,16 @@ final class BucketEncryption {
             return UnitEncryption.of(k);
         }
         LOG.warning(() -> "unit " + unit + " is not encrypted: what it holds in the bucket, and what is written to it, stays plaintext"
-                + " (encrypt-unit does not convert bucket units yet)");
+                + " until gpdedup-store encrypt-unit converts it");
         return UnitEncryption.PLAIN;
     }
 
-    /** Whether the unit's first container holds sealed records (one ranged GET); null when it has no container with a record. */
-    private static Boolean firstContainerSealed(Bucket bucket, UnitKeys keys) throws IOException {
-        for (Bucket.Listed o : bucket.list(keys.containers())) {
+    /**
+     * Whether the first of the unit's {@code containers} (as listed) holding a record holds sealed
+     * records (one ranged GET); null when none holds a record.
+     */
+    static Boolean firstContainerSealed(Bucket bucket, List<Bucket.Listed> containers) throws IOException {
+        for (Bucket.Listed o : containers) {
             if (!o.key().endsWith(UnitKeys.CONTAINER_SUFFIX)) {
                 continue;
             }

@@ -39,7 +39,12 @@ public final class BucketKeyRotation {
                 for (String unit : new TreeSet<>(units)) {
                     UnitLease lease = UnitLease.acquire(bucket, unit, me, s3.leaseSeconds(), conditional);
                     leases.put(unit, lease);
-                    String key = new UnitKeys(unit).keys();
+                    UnitKeys unitKeys = new UnitKeys(unit);
+                    if (bucket.list(unitKeys.containers()).stream().anyMatch(o -> o.key().equals(BucketConversion.stateKey(unitKeys)))) {
+                        // Its staged data keys are wrapped by the current key only: re-wrapping the keys object alone would strand them.
+                        throw new KeyException(BucketConversion.unfinished(unit));
+                    }
+                    String key = unitKeys.keys();
                     Optional<byte[]> text = bucket.get(key);
                     if (text.isEmpty()) {
                         continue;

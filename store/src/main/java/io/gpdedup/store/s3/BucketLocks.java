@@ -170,19 +170,32 @@ final class BucketLocks {
     }
 
     /**
-     * Deletes every version of exactly {@code key} but the latest (written without retention):
-     * after a key rotation, an earlier keys object would still open the unit with the old key.
+     * Deletes every version of exactly {@code key} but the latest: after a key rotation, an earlier
+     * keys object would still open the unit with the old key; after a conversion, an earlier recipe
+     * is plaintext. False when the bucket refused a version because its retention still holds.
      */
-    void deleteOlderVersions(String key) throws BucketException {
+    boolean deleteOlderVersions(String key) throws BucketException {
         String full = bucket.fullKey(key);
+        List<String> older;
         try {
-            List<String> older = versionIds(full, false);
-            for (String version : older) {
-                s3.deleteObject(b -> b.bucket(bucket.settings().bucket()).key(full).versionId(version));
-            }
+            older = versionIds(full, false);
         } catch (SdkException e) {
             throw bucket.failure("delete the earlier versions of " + key, e);
         }
+        boolean all = true;
+        for (String version : older) {
+            try {
+                s3.deleteObject(b -> b.bucket(bucket.settings().bucket()).key(full).versionId(version));
+            } catch (S3Exception e) {
+                if (e.statusCode() != 403 || of(key, version).mode() == RetentionLock.Mode.NONE) {
+                    throw bucket.failure("delete the earlier versions of " + key, e);
+                }
+                all = false; // held by its retention until it ends
+            } catch (SdkException e) {
+                throw bucket.failure("delete the earlier versions of " + key, e);
+            }
+        }
+        return all;
     }
 
     /**

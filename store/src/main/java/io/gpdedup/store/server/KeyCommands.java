@@ -7,7 +7,10 @@ import io.gpdedup.store.crypt.KeyRotation;
 import io.gpdedup.store.crypt.KeySource;
 import io.gpdedup.store.crypt.UnitConversion;
 import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.s3.BucketConversion;
 import io.gpdedup.store.s3.BucketKeyRotation;
+import io.gpdedup.store.s3.LeaseHeldException;
+import io.gpdedup.store.s3.S3Settings;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -134,8 +138,9 @@ final class KeyCommands {
     }
 
     @Command(name = "encrypt-unit", mixinStandardHelpOptions = true,
-            description = "Converts a plaintext storage unit on local disk to an encrypted one under the config's key, on a stopped"
-                + " store (not yet a unit in a bucket). Safe to run again if cut off; a unit already encrypted is left as it is.")
+            description = "Converts a plaintext storage unit (on local disk, or with storage.type s3 in the bucket, under the unit's"
+                + " lease) to an encrypted one under the config's key, on a stopped store. Safe to run again if cut off; a unit"
+                + " already encrypted is left as it is.")
     static final class EncryptUnit extends Offline {
         @Parameters(paramLabel = "UNIT", description = "the storage unit")
         String unit;
@@ -148,9 +153,7 @@ final class KeyCommands {
         @Override
         int run(StoreConfig cfg, Kek kek) throws IOException {
             if (cfg.storage() != null) {
-                System.err.println("gpdedup-store encrypt-unit: not available for bucket units yet (storage.type s3); a new unit"
-                        + " in the bucket is created encrypted");
-                return 2;
+                return inBucket(cfg, kek);
             }
             Path dir = cfg.dataDir().resolve("units").resolve(unit);
             if (unit.startsWith(".") || unit.contains("/") || !Files.isDirectory(dir)) {
@@ -165,6 +168,34 @@ final class KeyCommands {
                         + r.records() + " chunk(s), " + r.recipes() + " recipe(s)"
                         + (r.damagedBytes() > 0 ? "; " + r.damagedBytes() + " damaged bytes were skipped, as verify reports them" : ""));
             }
+            return 0;
+        }
+
+        private int inBucket(StoreConfig cfg, Kek kek) throws IOException {
+            S3Settings s3 = cfg.storage();
+            Optional<BucketConversion.Result> done;
+            try {
+                done = unit.isEmpty() || unit.startsWith(".") || unit.contains("/") ? Optional.empty()
+                        : BucketConversion.convert(s3, cfg.dataDir(), unit, kek);
+            } catch (LeaseHeldException e) {
+                System.err.println("gpdedup-store encrypt-unit: " + e.getMessage());
+                return 2;
+            }
+            if (done.isEmpty()) {
+                System.err.println("gpdedup-store encrypt-unit: no storage unit '" + unit + "' in bucket " + s3.bucket()
+                        + (s3.prefix().isEmpty() ? "" : " under prefix " + s3.prefix()));
+                return 2;
+            }
+            BucketConversion.Result r = done.get();
+            if (r.alreadyEncrypted()) {
+                System.out.println("unit " + unit + " is already encrypted under key " + kek.id());
+                return 0;
+            }
+            System.out.println("unit " + unit + " encrypted under key " + kek.id() + ": " + r.containers() + " container(s), "
+                    + r.records() + " chunk(s), " + r.recipes() + " recipe(s) sealed"
+                    + (r.damagedBytes() > 0 ? "; " + r.damagedBytes() + " damaged bytes were skipped, as verify reports them" : "")
+                    + (r.kept() > 0 ? "; " + r.kept() + " plaintext object version(s) stay in the bucket, held by their retention locks"
+                        + " (hidden from listings; the bucket's lifecycle rule frees them once the retention ends)" : ""));
             return 0;
         }
     }

@@ -336,11 +336,52 @@ class S3EncryptionTest {
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"), "a plaintext bucket unit keeps working with a key configured");
         }
         assertFalse(everyObject(plain).keySet().stream().anyMatch(k -> k.endsWith("/keys")), "and stays plaintext");
+        assertFalse(objectsContaining(everyObject(plain), MARKER).isEmpty(), "control: its objects hold the marker");
         Path plainConfig = config(plain, keyA);
         ConsoleCapture convert = ConsoleCapture.run(() -> StoreMain.run("encrypt-unit", "--config", plainConfig.toString(), "u1"));
-        assertEquals(2, convert.exit(), convert.err());
-        assertEquals("gpdedup-store encrypt-unit: not available for bucket units yet (storage.type s3); a new unit in the bucket"
-                + " is created encrypted\n", convert.err());
+        assertEquals(0, convert.exit(), convert.err());
+        assertTrue(convert.out().startsWith("unit u1 encrypted under key " + a.id()), convert.out());
+        assertEquals(List.of(), objectsContaining(everyObject(plain), MARKER), "encrypt-unit sealed the plaintext unit");
+        try (DiskStoreEngine engine = open(plain, a)) {
+            assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"), "and the key opens it");
+        }
+        KeyException noKey = assertThrows(KeyException.class, () -> openUnit(plain, null, "u1"));
+        assertTrue(noKey.getMessage().contains("the config has no encryption key"), noKey.getMessage());
+    }
+
+    @Test
+    void aUnitWhoseConversionDidNotFinishIsRefusedByTheStartAndByRotateKey() throws Exception {
+        Path keyFile = dir.resolve("a.key");
+        Path newKey = dir.resolve("b.key");
+        assertEquals(0, StoreMain.run("new-key", keyFile.toString()));
+        assertEquals(0, StoreMain.run("new-key", newKey.toString()));
+        Kek kek = new KeySource(keyFile, null).load();
+        S3Settings s3 = TestBuckets.fresh("half-converted", cache());
+        byte[] object = marked(11, 30_000);
+        try (DiskStoreEngine engine = open(s3, kek)) {
+            TestObjects.backup(engine.unit("prod"), "a", object, 8192, Codec.NONE);
+        }
+        Path config = config(s3, keyFile);
+        ConsoleCapture control = ConsoleCapture.run(() -> StoreMain.run("rotate-key", "--config", config.toString(), "--new-key-file",
+                newKey.toString()));
+        assertEquals(0, control.exit(), "control: " + control.err());
+        Map<String, byte[]> before = everyObject(s3);
+        try (S3Client s3raw = raw(s3)) {
+            s3raw.putObject(r -> r.bucket(bucketOf(s3)).key("site1/units/prod/containers/encrypting"), RequestBody.fromBytes(new byte[] {1}));
+        }
+        Path rotated = Files.writeString(dir.resolve("rotated.yaml"), Files.readString(config).replace(keyFile.toString(), newKey.toString()));
+        String refusal = "unit prod: a conversion to encrypted did not finish; run gpdedup-store encrypt-unit prod again";
+        assertOneLine(serve(rotated), 2, "gpdedup-store: " + refusal);
+        ConsoleCapture rotate = ConsoleCapture.run(() -> StoreMain.run("rotate-key", "--config", rotated.toString(), "--new-key-file",
+                keyFile.toString()));
+        assertEquals(2, rotate.exit(), rotate.err());
+        assertEquals("gpdedup-store rotate-key: " + refusal + "\n", rotate.err());
+        Map<String, byte[]> after = everyObject(s3);
+        after.remove("site1/units/prod/containers/encrypting");
+        after.keySet().removeIf(k -> k.endsWith("/lease"));
+        before.keySet().removeIf(k -> k.endsWith("/lease"));
+        assertEquals(before.keySet(), after.keySet());
+        before.forEach((k, v) -> assertArrayEquals(v, after.get(k), k));
     }
 
     @Test
