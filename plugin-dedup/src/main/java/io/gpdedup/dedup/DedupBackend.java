@@ -125,7 +125,7 @@ final class DedupBackend implements StorageBackend {
         try {
             long job = client().replicate(Replicator.backupPrefix(options.directory(), ts), target, to.password());
             log.info("backup " + ts + " queued for replication to " + target + " as job " + job + " of gpdedup-store at "
-                    + options.store().host() + ":" + options.store().port());
+                    + client().address());
         } catch (PluginException | StoreClientException e) {
             log.warning("backup " + ts + " not queued for replication: " + e.getMessage() + " (copy it with replicate_backup)");
         }
