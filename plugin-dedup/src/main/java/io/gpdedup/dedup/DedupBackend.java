@@ -275,7 +275,8 @@ final class DedupBackend implements StorageBackend {
         if (client != null) {
             int lost = client.reconnects() - reconnectsBefore;
             if (lost > 0) {
-                log.info("the connection to gpdedup-store was lost and replaced " + lost + " times during this call");
+                log.info("the connection to gpdedup-store was lost and replaced " + lost + " times during this call, the last time by one to "
+                        + client.address());
             }
             connections.giveBack(client);
             client = null;
