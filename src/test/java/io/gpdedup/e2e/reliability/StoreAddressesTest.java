@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,15 +29,17 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 /**
  * Option {@code hostname} as a list of store addresses, through {@code dist/bin/gpbackup_dedup_plugin}
  * against a real {@code dist/bin/gpdedup-store}: a first address nothing listens on is passed over;
- * a backup whose store goes away mid-stream (a relay in front of it closed) finishes, and restores
- * byte for byte, through the second address (another relay to the same store); a bad list fails
- * the call with one line naming the option, storing nothing.
+ * a backup whose store goes away mid-stream (a relay in front of it cuts every connection for good)
+ * finishes, and restores byte for byte, through the second address (another relay to the same
+ * store); a bad list fails the call with one line naming the option, storing nothing.
  */
 @Timeout(600)
 @Execution(ExecutionMode.CONCURRENT)
 @ResourceLock(WaitingLane.LOCK)
 class StoreAddressesTest {
     private static final int OBJECT_BYTES = 24 << 20;
+    /** A relay cut for this long is a store gone for good (closing it could race a reconnect in). */
+    private static final Duration GONE = Duration.ofMinutes(10);
 
     @TempDir
     Path dir;
@@ -83,7 +86,7 @@ class StoreAddressesTest {
             String cfg = withHostname(host, "relays", "127.0.0.1:" + first.port() + ",127.0.0.1:" + second.port());
             String key = host.key(0, timestamps.next(), 16384);
             RunningCall backup = host.plugin().start("backup_data", cfg, key);
-            new Cues().at(OBJECT_BYTES / 3, first::close).copy(new SeededBytes(63, OBJECT_BYTES), backup.stdin());
+            new Cues().at(OBJECT_BYTES / 3, () -> first.cut(GONE)).copy(new SeededBytes(63, OBJECT_BYTES), backup.stdin());
             backup.finish(null).assertSucceeded();
             List<String> replaced = host.pluginLogLines("the last time by one to 127.0.0.1:" + second.port());
             assertEquals(1, replaced.size(), "the backup's connection to the first address was replaced by one to the second: "
@@ -104,7 +107,7 @@ class StoreAddressesTest {
             String key = host.key(0, timestamps.next(), 16384);
             RunningCall backup = host.plugin().start("backup_data", p.toString(), key);
             try {
-                new Cues().at(OBJECT_BYTES / 3, first::close).copy(new SeededBytes(64, OBJECT_BYTES), backup.stdin());
+                new Cues().at(OBJECT_BYTES / 3, () -> first.cut(GONE)).copy(new SeededBytes(64, OBJECT_BYTES), backup.stdin());
             } catch (IOException pluginGaveUp) {
                 // It exited before reading all of its stdin: its exit status tells.
             }
