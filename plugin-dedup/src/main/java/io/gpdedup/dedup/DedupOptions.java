@@ -55,7 +55,7 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
     static List<OptionSpec> specs() {
         return List.of(
                 OptionSpec.required(HOSTNAME, OptionSpec.Type.STRING,
-                        "gpdedup-store's host name or address, or several as host or host:port separated by commas: the stores that may serve the unit, tried in order"),
+                        "host name or address of gpdedup-store, or a comma-separated list of stores (host or host:port) tried in order"),
                 OptionSpec.optional(PORT, OptionSpec.Type.INTEGER, String.valueOf(ClientSettings.DEFAULT_PORT),
                         "gpdedup-store port (of each hostname entry without its own)"),
                 OptionSpec.required(USERNAME, OptionSpec.Type.STRING, "user of the storage unit"),

@@ -25,6 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Option {@code hostname} as a list of store addresses, through {@code dist/bin/gpbackup_dedup_plugin}
@@ -78,9 +80,10 @@ class StoreAddressesTest {
         }
     }
 
-    @Test
-    void aBackupWhoseStoreGoesAwayMidStreamFinishesThroughTheOtherAddress() throws Exception {
-        try (StoreAndPlugin host = StoreAndPlugin.start(dir, "", "off");
+    @ParameterizedTest(name = "GPDEDUP_AGENT={0}")
+    @ValueSource(strings = {"require", "off"})
+    void aBackupWhoseStoreGoesAwayMidStreamFinishesThroughTheOtherAddress(String agent) throws Exception {
+        try (StoreAndPlugin host = StoreAndPlugin.start(dir, "", agent);
              TcpRelay first = TcpRelay.start(new InetSocketAddress("127.0.0.1", host.storePort()));
              TcpRelay second = TcpRelay.start(new InetSocketAddress("127.0.0.1", host.storePort()))) {
             String cfg = withHostname(host, "relays", "127.0.0.1:" + first.port() + ",127.0.0.1:" + second.port());
