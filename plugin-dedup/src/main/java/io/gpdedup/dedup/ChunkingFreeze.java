@@ -30,7 +30,7 @@ final class ChunkingFreeze {
     private final Set<String> checked = ConcurrentHashMap.newKeySet();
 
     void check(StoreClient client, ChunkerParams params) {
-        String key = client.settings().host() + ":" + client.settings().port() + "/" + client.settings().unit() + "/" + params;
+        String key = client.settings().addresses() + "/" + client.settings().unit() + "/" + params;
         if (checked.contains(key)) {
             return;
         }

@@ -125,7 +125,7 @@ final class DedupBackend implements StorageBackend {
         try {
             long job = client().replicate(Replicator.backupPrefix(options.directory(), ts), target, to.password());
             log.info("backup " + ts + " queued for replication to " + target + " as job " + job + " of gpdedup-store at "
-                    + options.store().host() + ":" + options.store().port());
+                    + client().address());
         } catch (PluginException | StoreClientException e) {
             log.warning("backup " + ts + " not queued for replication: " + e.getMessage() + " (copy it with replicate_backup)");
         }
@@ -275,7 +275,8 @@ final class DedupBackend implements StorageBackend {
         if (client != null) {
             int lost = client.reconnects() - reconnectsBefore;
             if (lost > 0) {
-                log.info("the connection to gpdedup-store was lost and replaced " + lost + " times during this call");
+                log.info("the connection to gpdedup-store was lost and replaced " + lost + " times during this call, the last time by one to "
+                        + client.address());
             }
             connections.giveBack(client);
             client = null;

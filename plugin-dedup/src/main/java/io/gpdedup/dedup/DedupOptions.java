@@ -6,6 +6,7 @@ import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.PluginOptions;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.ClientTls;
+import io.gpdedup.store.client.StoreAddress;
 import io.gpdedup.store.codec.ChunkCodec;
 import io.gpdedup.store.codec.Codec;
 import java.nio.file.Path;
@@ -53,8 +54,10 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
 
     static List<OptionSpec> specs() {
         return List.of(
-                OptionSpec.required(HOSTNAME, OptionSpec.Type.STRING, "host name or address of gpdedup-store"),
-                OptionSpec.optional(PORT, OptionSpec.Type.INTEGER, String.valueOf(ClientSettings.DEFAULT_PORT), "gpdedup-store port"),
+                OptionSpec.required(HOSTNAME, OptionSpec.Type.STRING,
+                        "host name or address of gpdedup-store, or a comma-separated list of stores (host or host:port) tried in order"),
+                OptionSpec.optional(PORT, OptionSpec.Type.INTEGER, String.valueOf(ClientSettings.DEFAULT_PORT),
+                        "gpdedup-store port (of each hostname entry without its own)"),
                 OptionSpec.required(USERNAME, OptionSpec.Type.STRING, "user of the storage unit"),
                 OptionSpec.required(PASSWORD, OptionSpec.Type.STRING, "password of that user"),
                 OptionSpec.optional(PASSWORD_ENCRYPTION, OptionSpec.Type.ON_OFF, "off",
@@ -111,7 +114,7 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
         if (connect < 1) {
             throw new PluginException("option '" + CONNECT_TIMEOUT + "' must be 1 or more seconds, got " + connect);
         }
-        ClientSettings store = ClientSettings.of(o.require(HOSTNAME), (int) port, o.require(STORAGE_UNIT), o.require(USERNAME), password)
+        ClientSettings store = ClientSettings.of(addresses(o, (int) port), o.require(STORAGE_UNIT), o.require(USERNAME), password)
                 .withTimeouts(Duration.ofSeconds(connect), ClientSettings.DEFAULT_READ_TIMEOUT)
                 .withTls(tls(o)).withReconnectTimeout(Duration.ofSeconds(reconnect));
         boolean configured = remoteConfigured(o);
@@ -165,6 +168,15 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
         String key = o.get(pluginName).orElseThrow(() -> new PluginException(encryptionOption + " is on but the config has no '"
                 + pluginName + "' key: gpbackup adds it from the coordinator's .encrypt file"));
         return PasswordCipher.decrypt(password, key);
+    }
+
+    /** The stores of option hostname: one, or a comma-separated list, entries without a port on {@code port}. */
+    private static List<StoreAddress> addresses(PluginOptions o, int port) {
+        try {
+            return StoreAddress.parseList(o.require(HOSTNAME), port);
+        } catch (IllegalArgumentException e) {
+            throw new PluginException("option '" + HOSTNAME + "' " + e.getMessage());
+        }
     }
 
     private static long port(PluginOptions o, String option) {

@@ -3,6 +3,7 @@ package io.gpdedup.dedup;
 import io.gpdedup.plugin.api.PluginLog;
 import io.gpdedup.plugin.api.PluginOptions;
 import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.StoreAddress;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -57,10 +58,10 @@ final class PasswordExposure {
      * there carries the password in clear.
      */
     static void checkConnection(ClientSettings store, PluginLog log) {
-        if (store.tls() != null || loopback(store.host())) {
+        if (store.tls() != null || store.addresses().stream().allMatch(a -> loopback(a.host()))) {
             return;
         }
-        log.warning("the password of user '" + store.user() + "' goes to gpdedup-store at " + store.host() + ":" + store.port()
+        log.warning("the password of user '" + store.user() + "' goes to gpdedup-store at " + StoreAddress.text(store.addresses())
                 + " without TLS, readable on the network; set tls: \"on\" (and tls_ca_file) here and tls-cert and tls-key on the store "
                 + "(docs/security.md)");
     }

@@ -2,6 +2,7 @@ package io.gpdedup.dedup;
 
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.store.client.StoreAddress;
 import io.gpdedup.store.client.StoreAuthException;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
@@ -56,8 +57,9 @@ final class StoreConnections {
         } catch (StoreTimeoutException e) {
             throw new PluginException(e.getMessage() + UNREACHABLE_HINT);
         } catch (StoreClientException e) {
-            String peer = settings.host() + ":" + settings.port();
-            throw new PluginException(e.getMessage().contains(peer) ? e.getMessage() : "gpdedup-store at " + peer + ": " + e.getMessage());
+            String peer = StoreAddress.text(settings.addresses());
+            boolean named = settings.addresses().stream().anyMatch(a -> e.getMessage().contains(a.toString()));
+            throw new PluginException(named ? e.getMessage() : "gpdedup-store at " + peer + ": " + e.getMessage());
         }
     }
 

@@ -86,18 +86,17 @@ final class Connection implements AutoCloseable {
         this.reader.setDaemon(true);
     }
 
-    static Connection open(ClientSettings s) {
-        return open(s, s.readTimeout());
-    }
-
-    /** Connects and logs in, waiting at most {@code handshakeTimeout} for each answer of the handshake. */
-    static Connection open(ClientSettings s, Duration handshakeTimeout) {
-        String peer = s.host() + ":" + s.port();
+    /**
+     * Connects to the store at {@code at} and logs in, waiting at most the connect timeout for the
+     * TCP connection and {@code handshakeTimeout} for each answer of the handshake.
+     */
+    static Connection open(ClientSettings s, StoreAddress at, Duration handshakeTimeout) {
+        String peer = at.toString();
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
             try {
-                socket.connect(new InetSocketAddress(s.host(), s.port()), (int) Math.min(Integer.MAX_VALUE, s.connectTimeout().toMillis()));
+                socket.connect(new InetSocketAddress(at.host(), at.port()), (int) Math.min(Integer.MAX_VALUE, s.connectTimeout().toMillis()));
             } catch (UnknownHostException e) {
                 throw new StoreConnectException("cannot connect to gpdedup-store at " + peer + ": unknown host", e);
             } catch (ConnectException e) {
@@ -109,7 +108,7 @@ final class Connection implements AutoCloseable {
             socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, handshakeTimeout.toMillis())));
             if (s.tls() != null) {
                 try {
-                    socket = s.tls().wrap(socket, s.host(), s.port());
+                    socket = s.tls().wrap(socket, at.host(), at.port());
                 } catch (SocketTimeoutException e) {
                     throw new StoreTimeoutException("gpdedup-store at " + peer + " did not finish the TLS handshake within " + seconds(handshakeTimeout));
                 } catch (IOException e) {

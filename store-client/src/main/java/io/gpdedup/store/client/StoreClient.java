@@ -22,8 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -41,10 +39,13 @@ import java.util.function.Function;
  * requests that only read or delete are sent again on it, and backup sessions carry on
  * (docs/protocol.md section 3.5). The first connection is never retried: a wrong address or
  * password fails at once.
+ *
+ * <p>Given several store addresses, every connection (the first and each replacement) goes to
+ * whichever of them serves the unit: the one that served last is tried first, and one that is
+ * away, stopping, or does not hold the unit now (NOT_SERVED, a standby) is passed over. So a call in
+ * flight when the store holding the unit dies carries on with the one that takes over.
  */
 public final class StoreClient implements AutoCloseable {
-    private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** Reconnections wait and block: never on a reader thread or a caller's pool. */
     private static final Executor RECONNECTS = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "gpdedup-store-reconnect");
@@ -68,14 +69,14 @@ public final class StoreClient implements AutoCloseable {
     }
 
     /**
-     * Connects and logs in.
+     * Connects and logs in (each address tried once, in order).
      *
-     * @throws StoreConnectException if the server cannot be reached
+     * @throws StoreConnectException if no server can be reached, or none serves the unit
      * @throws StoreAuthException if it refuses the unit, user or password
      * @throws StoreClientException if the handshake fails otherwise
      */
     public static StoreClient connect(ClientSettings settings) {
-        return new StoreClient(Connection.open(settings), settings);
+        return new StoreClient(Dialer.once(settings), settings);
     }
 
     /**
@@ -83,16 +84,17 @@ public final class StoreClient implements AutoCloseable {
      * connect timeout: a store that accepts and never answers fails then, not after the read timeout.
      */
     public static StoreClient connectWithin(ClientSettings settings) {
-        return new StoreClient(openWithin(settings, null, () -> false, false), settings);
+        return new StoreClient(Dialer.within(settings, null, () -> false, false), settings);
     }
 
     /**
      * As {@link #connectWithin}, but while the store refuses or resets the connection tries again
      * with growing pauses until the connect timeout has passed: for a call that should wait out a
-     * store restart of a few seconds. A refused, throttled or unanswered login fails at once.
+     * store restart of a few seconds, or a failover. A refused or throttled login fails at once; a
+     * store that accepts and never answers is not tried again (the only one: it fails at once).
      */
     public static StoreClient connectPatiently(ClientSettings settings) {
-        return new StoreClient(openWithin(settings, null, () -> false, true), settings);
+        return new StoreClient(Dialer.within(settings, null, () -> false, true), settings);
     }
 
     /** Opens a backup stream (a lease): one object to write. */
@@ -243,9 +245,9 @@ public final class StoreClient implements AutoCloseable {
         return connection.version();
     }
 
-    /** The store's host:port, for messages. */
-    String address() {
-        return settings.host() + ":" + settings.port();
+    /** The host:port of the store the client is connected to now, for messages. */
+    public String address() {
+        return connection.peer();
     }
 
     /** The server's max frame length: the largest request (and chunk upload batch) it accepts. */
@@ -334,7 +336,7 @@ public final class StoreClient implements AutoCloseable {
         synchronized (lock) {
             if (closed) {
                 return CompletableFuture.failedFuture(new StoreClientException("client closed the connection to "
-                        + settings.host() + ":" + settings.port()));
+                        + connection.peer()));
             }
             if (connection != broken) {
                 return CompletableFuture.completedFuture(connection);
@@ -345,7 +347,7 @@ public final class StoreClient implements AutoCloseable {
             if (reconnecting == null) {
                 // A server that is stopping answers SHUTTING_DOWN on a connection that still works: leave it.
                 broken.abandon(String.valueOf(why.getMessage()));
-                CompletableFuture<Connection> next = CompletableFuture.supplyAsync(() -> openWithin(settings, why, () -> closed, true), RECONNECTS);
+                CompletableFuture<Connection> next = CompletableFuture.supplyAsync(() -> Dialer.within(settings, why, () -> closed, true), RECONNECTS);
                 reconnecting = next;
                 next.whenComplete((c, e) -> replaced(broken, c, e));
             }
@@ -369,59 +371,6 @@ public final class StoreClient implements AutoCloseable {
                 next.close();
             }
         }
-    }
-
-    /**
-     * A new connection, tried with growing pauses (if {@code retry}) until its window has passed (or
-     * {@code gaveUp} says so). {@code why}: what broke the connection it replaces, or null for a first
-     * one. A first connection's window is the connect timeout, each try ending by it; a replacement's
-     * is the reconnect timeout.
-     */
-    private static Connection openWithin(ClientSettings settings, Throwable why, BooleanSupplier gaveUp, boolean retry) {
-        Duration window = why == null ? settings.connectTimeout() : settings.reconnectTimeout();
-        long deadline = System.nanoTime() + window.toNanos();
-        long pause = FIRST_PAUSE_NANOS;
-        StoreClientException last = null;
-        while (!gaveUp.getAsBoolean()) {
-            long left = deadline - System.nanoTime();
-            try {
-                // Each try ends by the deadline (a replacement's by at least 1 s), so that a store that stays away fails in bounded time.
-                Duration bound = Duration.ofNanos(Math.max(why == null ? FIRST_PAUSE_NANOS : TimeUnit.SECONDS.toNanos(1), left));
-                ClientSettings s = settings.withTimeouts(min(settings.connectTimeout(), bound), settings.readTimeout());
-                return Connection.open(s, min(settings.readTimeout(), bound));
-            } catch (StoreClientException e) {
-                // A first login that is throttled (guessing goes on) or never answered fails at once: a store
-                // that is up and says no, or stays silent, is not one that is restarting.
-                if (!retry || !connectionTrouble(e) || (why == null && (e instanceof StoreTimeoutException
-                        || e instanceof StoreServerException r && r.code() == ErrorCode.THROTTLED))) {
-                    throw e;
-                }
-                last = e;
-            }
-            left = deadline - System.nanoTime();
-            if (left <= 0) {
-                break;
-            }
-            try {
-                TimeUnit.NANOSECONDS.sleep(Math.min(pause, left));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            pause = Math.min(2 * pause, MAX_PAUSE_NANOS);
-        }
-        String within = Connection.seconds(window);
-        if (why == null) {
-            String message = (last == null ? "cannot connect to gpdedup-store at " + settings.host() + ":" + settings.port() : last.getMessage())
-                    + "; tried for " + within;
-            throw new StoreConnectException(message, last);
-        }
-        throw new StoreConnectionLostException(String.valueOf(why.getMessage()) + "; no new connection within " + within
-                + (last == null ? "" : " (last try: " + last.getMessage() + ")"));
-    }
-
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /** The result, or the failure as the {@link StoreClientException} it is. */
