@@ -164,9 +164,12 @@ class InFlightFailoverTest {
                     .assertSucceeded();
 
             String key = pair.key(0, timestamps.next(), 16385);
-            CallResult b = backupKillingTheHolder(pair, holderOnly, key, secondBackup().get(), new Kill());
+            Kill kill = new Kill();
+            CallResult b = backupKillingTheHolder(pair, holderOnly, key, secondBackup().get(), kill);
+            long waited = kill.millisSince();
             assertNotEquals(0, b.exitCode(), b.toString());
             String line = b.stderr().strip();
+            System.out.printf("in-flight backup_data, the holder's address alone: kill -9 of the holder -> the call's exit %d ms: %s%n", waited, line);
             assertEquals(1, line.lines().count(), b.stderr());
             assertTrue(line.contains("no new connection within " + RECONNECT_SECONDS + " s"), line);
             assertFalse(line.contains("Exception") || line.contains("\tat "), line);
