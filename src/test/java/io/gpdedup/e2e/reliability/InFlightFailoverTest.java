@@ -15,13 +15,14 @@ import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Plugin calls in flight when the store holding their unit is killed with -9, through
@@ -58,8 +59,8 @@ class InFlightFailoverTest {
     private final Timestamps timestamps = new Timestamps();
 
     /** The second backup: the first {@link #REPEATED_BYTES} of the first, then new bytes. */
-    private static Supplier<InputStream> secondBackup() {
-        return () -> new SequenceInputStream(new SeededBytes(71, REPEATED_BYTES), new SeededBytes(72, OBJECT_BYTES - REPEATED_BYTES));
+    private static InputStream secondBackup() {
+        return new SequenceInputStream(new SeededBytes(71, REPEATED_BYTES), new SeededBytes(72, OBJECT_BYTES - REPEATED_BYTES));
     }
 
     /** The moment of the kill, for the wait printed once the call exits. */
@@ -87,19 +88,20 @@ class InFlightFailoverTest {
         return backup.finish(null);
     }
 
-    @Test
-    void aBackupInFlightWhoseStoredChunksWereUploadedFinishesOnTheStandby() throws Exception {
-        try (StandbyPair pair = StandbyPair.start(dir)) {
+    @ParameterizedTest(name = "GPDEDUP_AGENT={0}")
+    @ValueSource(strings = {"require", "off"})
+    void aBackupInFlightWhoseStoredChunksWereUploadedFinishesOnTheStandby(String agent) throws Exception {
+        try (StandbyPair pair = StandbyPair.start(dir, agent)) {
             String both = pair.config("both", RECONNECT_SECONDS, pair.holderPort(), pair.standbyPort());
             pair.plugin().run(new SeededBytes(71, OBJECT_BYTES), "backup_data", both, pair.key(0, timestamps.next(), 16384)).assertSucceeded();
 
             String key = pair.key(0, timestamps.next(), 16385);
             Kill kill = new Kill();
-            CallResult b = backupKillingTheHolder(pair, both, key, secondBackup().get(), kill);
+            CallResult b = backupKillingTheHolder(pair, both, key, secondBackup(), kill);
             long waited = kill.millisSince();
             b.assertSucceeded();
-            System.out.printf("in-flight backup_data, lease-seconds %d: kill -9 of the holder -> the call's exit %d ms%n",
-                    StandbyPair.LEASE_SECONDS, waited);
+            System.out.printf("in-flight backup_data, GPDEDUP_AGENT=%s, lease-seconds %d: kill -9 of the holder -> the call's exit %d ms%n",
+                    agent, StandbyPair.LEASE_SECONDS, waited);
             assertEquals(1, pair.pluginLogLines("the last time by one to 127.0.0.1:" + pair.standbyPort()).size(),
                     "the backup's connection was replaced by one to the standby: " + pair.pluginLogLines("lost"));
             assertTrue(pair.standbyLog().contains("storage unit prod: taken over from the store on host"), pair.standbyLog());
@@ -108,13 +110,13 @@ class InFlightFailoverTest {
             Cues.Restored r = new Cues().read(pair.plugin().command("restore_data", standbyOnly, key).start());
             assertEquals(0, r.exit(), r.stderr());
             assertEquals(OBJECT_BYTES, r.bytes());
-            assertEquals(Sha256Sink.of(secondBackup().get()), r.sha256());
+            assertEquals(Sha256Sink.of(secondBackup()), r.sha256());
         }
     }
 
     @Test
     void aBackupInFlightWhoseNewChunksWereInTheHoldersSpoolFailsWithOneLine() throws Exception {
-        try (StandbyPair pair = StandbyPair.start(dir)) {
+        try (StandbyPair pair = StandbyPair.start(dir, "off")) {
             String both = pair.config("both", RECONNECT_SECONDS, pair.holderPort(), pair.standbyPort());
             String key = pair.key(0, timestamps.next(), 16386);
             Kill kill = new Kill();
@@ -136,9 +138,10 @@ class InFlightFailoverTest {
         }
     }
 
-    @Test
-    void aRestoreInFlightFinishesFromTheStandby() throws Exception {
-        try (StandbyPair pair = StandbyPair.start(dir)) {
+    @ParameterizedTest(name = "GPDEDUP_AGENT={0}")
+    @ValueSource(strings = {"require", "off"})
+    void aRestoreInFlightFinishesFromTheStandby(String agent) throws Exception {
+        try (StandbyPair pair = StandbyPair.start(dir, agent)) {
             String both = pair.config("both", RECONNECT_SECONDS, pair.holderPort(), pair.standbyPort());
             String key = pair.key(0, timestamps.next(), 16387);
             pair.plugin().run(new SeededBytes(74, OBJECT_BYTES), "backup_data", both, key).assertSucceeded();
@@ -147,8 +150,8 @@ class InFlightFailoverTest {
             Cues.Restored r = new Cues().at(RESTORE_KILL_AT, () -> kill.now(pair)).read(pair.plugin().command("restore_data", both, key).start());
             long waited = kill.millisSince();
             assertEquals(0, r.exit(), r.stderr());
-            System.out.printf("in-flight restore_data, lease-seconds %d: kill -9 of the holder -> the call's exit %d ms%n",
-                    StandbyPair.LEASE_SECONDS, waited);
+            System.out.printf("in-flight restore_data, GPDEDUP_AGENT=%s, lease-seconds %d: kill -9 of the holder -> the call's exit %d ms%n",
+                    agent, StandbyPair.LEASE_SECONDS, waited);
             assertEquals(OBJECT_BYTES, r.bytes());
             assertEquals(Sha256Sink.of(new SeededBytes(74, OBJECT_BYTES)), r.sha256());
             assertEquals(1, pair.pluginLogLines("the last time by one to 127.0.0.1:" + pair.standbyPort()).size(),
@@ -158,14 +161,14 @@ class InFlightFailoverTest {
 
     @Test
     void controlWithTheHoldersAddressAloneTheSameBackupFailsWithOneLine() throws Exception {
-        try (StandbyPair pair = StandbyPair.start(dir)) {
+        try (StandbyPair pair = StandbyPair.start(dir, "off")) {
             String holderOnly = pair.config("holder", RECONNECT_SECONDS, pair.holderPort());
             pair.plugin().run(new SeededBytes(71, OBJECT_BYTES), "backup_data", holderOnly, pair.key(0, timestamps.next(), 16384))
                     .assertSucceeded();
 
             String key = pair.key(0, timestamps.next(), 16385);
             Kill kill = new Kill();
-            CallResult b = backupKillingTheHolder(pair, holderOnly, key, secondBackup().get(), kill);
+            CallResult b = backupKillingTheHolder(pair, holderOnly, key, secondBackup(), kill);
             long waited = kill.millisSince();
             assertNotEquals(0, b.exitCode(), b.toString());
             String line = b.stderr().strip();

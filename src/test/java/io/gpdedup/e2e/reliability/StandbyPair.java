@@ -19,8 +19,9 @@ import java.util.Map;
 /**
  * Two {@code dist/bin/gpdedup-store} processes on one S3Proxy bucket with the same config, each
  * with its own home and data directory: {@code holder} serves unit {@link StoreProcess#UNIT}, the
- * other runs with {@code --standby}; and {@code gpbackup_dedup_plugin} calls from dist/bin with
- * configs that list either or both stores in {@code hostname}.
+ * other runs with {@code --standby}; and {@code gpbackup_dedup_plugin} calls from dist/bin, through
+ * a host agent of the test's own or without one, with configs that list either or both stores in
+ * {@code hostname}.
  */
 final class StandbyPair implements AutoCloseable {
     static final int LEASE_SECONDS = 6;
@@ -39,7 +40,8 @@ final class StandbyPair implements AutoCloseable {
         this.holder = holder;
     }
 
-    static StandbyPair start(Path dir) throws IOException, InterruptedException {
+    /** {@code agent}: GPDEDUP_AGENT for every plugin call ({@code require}: through a host agent; {@code off}: none). */
+    static StandbyPair start(Path dir, String agent) throws IOException, InterruptedException {
         S3Server s3 = S3Server.shared();
         String bucket = s3.newBucket("inflight");
         Path homeA = dir.resolve("store-a");
@@ -53,7 +55,7 @@ final class StandbyPair implements AutoCloseable {
         Path agentDir = Files.createDirectories(dir.resolve("agent"));
         Files.setPosixFilePermissions(agentDir, PosixFilePermissions.fromString("rwx------"));
         PluginShell plugin = new PluginShell(Dist.executable(DedupFixture.EXECUTABLE), Files.createDirectories(dir.resolve("cwd")),
-                Files.createDirectories(dir.resolve("home")), Map.of("GPDEDUP_AGENT_DIR", agentDir.toString(), "GPDEDUP_AGENT", "off"));
+                Files.createDirectories(dir.resolve("home")), Map.of("GPDEDUP_AGENT_DIR", agentDir.toString(), "GPDEDUP_AGENT", agent));
         StandbyPair pair = new StandbyPair(dir, agentDir, plugin, StoreProcess.start(homeA, List.of("--port", "0", "--metrics-port", "-1")));
         try {
             pair.standby = StoreProcess.start(homeB, List.of("--port", "0", "--metrics-port", "-1", "--standby"));
