@@ -404,7 +404,7 @@ public final class BackupSession implements AutoCloseable {
             }
             if (lost > 0) {
                 throw new StoreClientException("gpdedup-store at " + next.connection().peer() + " no longer holds " + lost + " chunks (" + first
-                        + (lost > 1 ? ", ..." : "") + ") that it had stored for this backup before the connection was lost");
+                        + (lost > 1 ? ", ..." : "") + ") stored for this backup before the connection was lost; run the backup again");
             }
             return stillHeld(next, batches, end);
         });

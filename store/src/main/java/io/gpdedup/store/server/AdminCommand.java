@@ -10,6 +10,7 @@ import io.gpdedup.store.chunk.ObjectInfo;
 import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.client.ClientSettings;
 import io.gpdedup.store.client.ClientTls;
+import io.gpdedup.store.client.StoreAddress;
 import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.client.StoreClientException;
 import io.gpdedup.store.client.StoreServerException;
@@ -51,7 +52,8 @@ abstract class AdminCommand implements Callable<Integer> {
             description = "the server's config: its listen address, port and data dir (default: ~/.gpdedup/store.yaml if it exists)")
     Path config;
 
-    @Option(names = "--host", paramLabel = "HOST", description = "server address (default: the config's listen-address, else 127.0.0.1)")
+    @Option(names = "--host", paramLabel = "HOST", description = "server address, or several separated by commas (host or host:port each), "
+            + "tried in order: the stores of a unit and its standby (default: the config's listen-address, else 127.0.0.1)")
     String host;
 
     @Option(names = "--port", paramLabel = "N", description = "server port (default: the port file of the data dir, else the config's port, else 7411)")
@@ -93,7 +95,7 @@ abstract class AdminCommand implements Callable<Integer> {
         ClientSettings settings;
         try {
             StoreConfig cfg = serverConfig();
-            settings = ClientSettings.of(host(cfg), port(cfg), unit, user, password());
+            settings = ClientSettings.of(addresses(cfg), unit, user, password());
             if (tls) {
                 settings = settings.withTls(tlsCaFile == null ? ClientTls.systemTrust() : ClientTls.trusting(tlsCaFile));
             } else if (tlsCaFile != null) {
@@ -132,10 +134,20 @@ abstract class AdminCommand implements Callable<Integer> {
         return port == null && Files.isRegularFile(file) ? ConfigLoader.load(file) : null;
     }
 
-    private String host(StoreConfig cfg) {
-        if (host != null) {
-            return host;
+    /** The stores to try: those of --host (an entry without a port gets the one found as below), else one. */
+    private List<StoreAddress> addresses(StoreConfig cfg) throws IOException {
+        int defaultPort = port(cfg);
+        if (host == null) {
+            return List.of(new StoreAddress(host(cfg), defaultPort));
         }
+        try {
+            return StoreAddress.parseList(host, defaultPort);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--host " + e.getMessage());
+        }
+    }
+
+    private static String host(StoreConfig cfg) {
         if (cfg == null) {
             return StoreConfig.DEFAULT_LISTEN_ADDRESS;
         }
