@@ -111,6 +111,32 @@ public final class ChunkIndex {
     }
 
     /**
+     * Adds the first {@code n} chunks of a batch read from a snapshot: fingerprint words
+     * {@code keys[4i..4i+3]} (big-endian, as {@link Fingerprint#toBytes()}), locations already
+     * checked by the caller. One lock and no allocation for the whole batch. Returns false, having
+     * added those before it, at the first fingerprint already indexed (a snapshot never repeats one).
+     */
+    boolean insertBatch(long[] keys, int[] containers, int[] offsets, int[] lengths, int n) {
+        lock.writeLock().lock();
+        try {
+            long[] k = new long[4];
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(keys, 4 * i, k, 0, 4);
+                if (find(k) >= 0) {
+                    return false;
+                }
+                if (size + 1 > (long) (capacity * MAX_LOAD)) {
+                    grow();
+                }
+                put(k, containers[i], offsets[i], lengths[i]);
+            }
+            return true;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
      * Points an indexed chunk at a new copy of its record, {@code length} bytes long (a copy
      * re-encoded by recompression is shorter); returns false if it is not indexed.
      */

@@ -340,6 +340,47 @@ public final class Bucket implements AutoCloseable {
         }
     }
 
+    /** A part of an object read by {@link #getPart}: the bytes read, and the whole object's length and ETag. */
+    public record Part(int read, long objectLength, String etag) {
+    }
+
+    /**
+     * Up to {@code into.length} bytes of an object from {@code offset} (one ranged GET), only if
+     * its ETag is still {@code ifMatch} unless that is null (else a {@link BucketException.Kind#CONFLICT});
+     * empty if there is no object.
+     */
+    public Optional<Part> getPart(String key, long offset, byte[] into, String ifMatch) throws BucketException {
+        String what = "read " + key + " bytes " + offset + "+" + into.length;
+        try {
+            return Optional.of(s3.getObject(r -> r.bucket(settings.bucket()).key(fullKey(key)).ifMatch(ifMatch)
+                    .range("bytes=" + offset + "-" + (offset + into.length - 1)), (GetObjectResponse resp, AbortableInputStream in) -> {
+                        try {
+                            int n = in.readNBytes(into, 0, into.length);
+                            String range = resp.contentRange(); // "bytes first-last/length"
+                            long length = range == null ? n : Long.parseLong(range.substring(range.lastIndexOf('/') + 1).trim());
+                            if (range == null && in.read() >= 0) {
+                                throw new IOException("the server sent the whole object for a range");
+                            }
+                            return new Part(n, length, unquoted(resp.eTag()));
+                        } catch (IOException e) {
+                            throw RetryableException.builder().message(what + ": " + e.getMessage()).cause(e).build();
+                        }
+                    }));
+        } catch (NoSuchKeyException e) {
+            return Optional.empty();
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404 && !"NoSuchBucket".equals(code(e))) {
+                return Optional.empty();
+            }
+            if (e.statusCode() == 416 && offset == 0) {
+                return Optional.of(new Part(0, 0, null)); // an empty object has no range to read
+            }
+            throw failure(what, e);
+        } catch (SdkException e) {
+            throw failure(what, e);
+        }
+    }
+
     /** Every object whose key (relative to the prefix) starts with {@code keyPrefix}, in key order. */
     public List<Listed> list(String keyPrefix) throws BucketException {
         List<Listed> out = new ArrayList<>();

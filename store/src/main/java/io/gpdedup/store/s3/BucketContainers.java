@@ -114,6 +114,7 @@ final class BucketContainers implements ContainerStore {
 
     @Override
     public ChunkIndex recoverIndex(List<String> problems) throws IOException {
+        long t0 = System.nanoTime();
         Map<Integer, Long> containerSizes = new TreeMap<>();
         Map<Integer, Long> indexObjects = new TreeMap<>();
         int maxId = 0;
@@ -142,7 +143,9 @@ final class BucketContainers implements ContainerStore {
             lease.checkWritable();
             bucket.deleteAll(orphans); // what the bucket still holds under retention stays, for the next start
         }
+        long listed = System.nanoTime();
         IndexSnapshot.Loaded snap = indexFiles.readCheckpoint(containerSizes, indexObjects);
+        long checkpointRead = System.nanoTime();
         ChunkIndex index = snap != null ? snap.index() : new ChunkIndex();
         List<Integer> uncovered = new ArrayList<>();
         for (Map.Entry<Integer, Long> c : containerSizes.entrySet()) {
@@ -174,9 +177,15 @@ final class BucketContainers implements ContainerStore {
             nextId = maxId + ID_GAP;
         }
         int fromCheckpoint = snap == null ? 0 : snap.covered().size();
+        long done = System.nanoTime();
         LOG.info(() -> "unit " + unit + ": " + index.size() + " chunks in " + slots.size() + " containers ("
-                + fromCheckpoint + " from the index checkpoint, " + read.size() + " from index objects)");
+                + fromCheckpoint + " from the index checkpoint, " + read.size() + " from index objects; listing " + millis(t0, listed)
+                + " ms, checkpoint " + millis(listed, checkpointRead) + " ms, index objects " + millis(checkpointRead, done) + " ms)");
         return index;
+    }
+
+    private static long millis(long from, long to) {
+        return (to - from) / 1_000_000;
     }
 
     @Override

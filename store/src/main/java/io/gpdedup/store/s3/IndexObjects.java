@@ -30,6 +30,9 @@ import java.util.logging.Logger;
 final class IndexObjects {
     private static final Logger LOG = Logger.getLogger(IndexObjects.class.getName());
     private static final int FETCHERS = 16;
+    /** The index checkpoint is read in parts of this size, this many under way ahead of the parser. */
+    private static final int CHECKPOINT_PART = 8 << 20;
+    private static final int CHECKPOINT_PARTS_AHEAD = 4;
 
     private final String unit;
     private final UnitKeys keys;
@@ -67,31 +70,38 @@ final class IndexObjects {
         return "container index " + id;
     }
 
-    /** The index checkpoint, if there is one and every container it covers is still there, whole. */
+    /**
+     * The index checkpoint, if there is one and every container it covers is still there, whole.
+     * Read as parallel ranged GETs and parsed as it arrives; the index is handed over only once
+     * the whole checkpoint has passed its checksum (or authenticated).
+     */
     IndexSnapshot.Loaded readCheckpoint(Map<Integer, Long> containerSizes, Map<Integer, Long> indexObjects) throws IOException {
-        Optional<byte[]> bytes = bucket.get(keys.indexCheckpoint());
-        if (bytes.isEmpty()) {
+        IndexSnapshot.Loaded snap;
+        Optional<RangedObjectStream> opened = RangedObjectStream.open(bucket, keys.indexCheckpoint(), CHECKPOINT_PART, CHECKPOINT_PARTS_AHEAD);
+        if (opened.isEmpty()) {
             return null;
         }
-        Path temp = spoolDir.resolve("index.snap.download");
-        try {
-            OwnerOnly.write(temp, bytes.get());
-            IndexSnapshot.Loaded snap = IndexSnapshot.read(temp, encryption.blobs());
-            if (snap == null) {
-                LOG.warning(() -> "unit " + unit + ": the index checkpoint is damaged; reading every index object instead");
+        try (RangedObjectStream in = opened.get()) {
+            snap = IndexSnapshot.read(in, in.length(), encryption.blobs());
+        } catch (BucketException e) {
+            if (e.kind() != BucketException.Kind.CONFLICT) {
+                throw e;
+            }
+            LOG.info(() -> "unit " + unit + ": the index checkpoint changed while it was read; reading every index object instead");
+            return null;
+        }
+        if (snap == null) {
+            LOG.warning(() -> "unit " + unit + ": the index checkpoint is damaged; reading every index object instead");
+            return null;
+        }
+        for (Map.Entry<Integer, Long> e : snap.covered().entrySet()) {
+            Long size = containerSizes.get(e.getKey());
+            if (size == null || size.longValue() != e.getValue() || !indexObjects.containsKey(e.getKey())) {
+                LOG.info(() -> "unit " + unit + ": the index checkpoint is stale; reading every index object instead");
                 return null;
             }
-            for (Map.Entry<Integer, Long> e : snap.covered().entrySet()) {
-                Long size = containerSizes.get(e.getKey());
-                if (size == null || size.longValue() != e.getValue() || !indexObjects.containsKey(e.getKey())) {
-                    LOG.info(() -> "unit " + unit + ": the index checkpoint is stale; reading every index object instead");
-                    return null;
-                }
-            }
-            return snap;
-        } finally {
-            Files.deleteIfExists(temp);
         }
+        return snap;
     }
 
     /** Uploads the checkpoint of {@code index}, covering the containers in {@code covered} (id to length). */
