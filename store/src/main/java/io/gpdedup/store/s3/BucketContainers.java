@@ -29,7 +29,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
@@ -115,10 +117,24 @@ final class BucketContainers implements ContainerStore {
     @Override
     public ChunkIndex recoverIndex(List<String> problems) throws IOException {
         long t0 = System.nanoTime();
+        // The listing runs while the checkpoint downloads and is parsed: at ten million chunks each takes seconds.
+        FutureTask<List<Bucket.Listed>> listing = new FutureTask<>(() -> bucket.list(keys.containers()));
+        Thread lister = new Thread(listing, "gpdedup-s3-list");
+        lister.setDaemon(true);
+        lister.start();
+        IndexSnapshot.Loaded snap;
+        List<Bucket.Listed> listed;
+        try {
+            snap = indexFiles.readCheckpoint();
+            listed = awaitListing(listing);
+        } finally {
+            listing.cancel(true);
+        }
+        long checkpointRead = System.nanoTime();
         Map<Integer, Long> containerSizes = new TreeMap<>();
         Map<Integer, Long> indexObjects = new TreeMap<>();
         int maxId = 0;
-        for (Bucket.Listed o : bucket.list(keys.containers())) {
+        for (Bucket.Listed o : listed) {
             String name = o.key().substring(keys.containers().length());
             int id = UnitKeys.idOf(name);
             if (id <= 0) {
@@ -143,9 +159,9 @@ final class BucketContainers implements ContainerStore {
             lease.checkWritable();
             bucket.deleteAll(orphans); // what the bucket still holds under retention stays, for the next start
         }
-        long listed = System.nanoTime();
-        IndexSnapshot.Loaded snap = indexFiles.readCheckpoint(containerSizes, indexObjects);
-        long checkpointRead = System.nanoTime();
+        if (snap != null && !indexFiles.stillWhole(snap, containerSizes, indexObjects)) {
+            snap = null;
+        }
         ChunkIndex index = snap != null ? snap.index() : new ChunkIndex();
         List<Integer> uncovered = new ArrayList<>();
         for (Map.Entry<Integer, Long> c : containerSizes.entrySet()) {
@@ -179,9 +195,20 @@ final class BucketContainers implements ContainerStore {
         int fromCheckpoint = snap == null ? 0 : snap.covered().size();
         long done = System.nanoTime();
         LOG.info(() -> "unit " + unit + ": " + index.size() + " chunks in " + slots.size() + " containers ("
-                + fromCheckpoint + " from the index checkpoint, " + read.size() + " from index objects; listing " + millis(t0, listed)
-                + " ms, checkpoint " + millis(listed, checkpointRead) + " ms, index objects " + millis(checkpointRead, done) + " ms)");
+                + fromCheckpoint + " from the index checkpoint, " + read.size() + " from index objects; checkpoint and listing "
+                + millis(t0, checkpointRead) + " ms, index objects " + millis(checkpointRead, done) + " ms)");
         return index;
+    }
+
+    private static List<Bucket.Listed> awaitListing(FutureTask<List<Bucket.Listed>> listing) throws IOException {
+        try {
+            return listing.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while listing containers", e);
+        }
     }
 
     private static long millis(long from, long to) {

@@ -71,11 +71,11 @@ final class IndexObjects {
     }
 
     /**
-     * The index checkpoint, if there is one and every container it covers is still there, whole.
-     * Read as parallel ranged GETs and parsed as it arrives; the index is handed over only once
-     * the whole checkpoint has passed its checksum (or authenticated).
+     * The index checkpoint, if there is one and it is whole (its checksum passed, or it
+     * authenticated): read as parallel ranged GETs and parsed as it arrives. Whether the containers
+     * it covers are still there is for {@link #stillWhole} to say.
      */
-    IndexSnapshot.Loaded readCheckpoint(Map<Integer, Long> containerSizes, Map<Integer, Long> indexObjects) throws IOException {
+    IndexSnapshot.Loaded readCheckpoint() throws IOException {
         IndexSnapshot.Loaded snap;
         Optional<RangedObjectStream> opened = RangedObjectStream.open(bucket, keys.indexCheckpoint(), CHECKPOINT_PART, CHECKPOINT_PARTS_AHEAD);
         if (opened.isEmpty()) {
@@ -94,14 +94,19 @@ final class IndexObjects {
             LOG.warning(() -> "unit " + unit + ": the index checkpoint is damaged; reading every index object instead");
             return null;
         }
+        return snap;
+    }
+
+    /** Whether every container {@code snap} covers is still listed with its length, and its index object. */
+    boolean stillWhole(IndexSnapshot.Loaded snap, Map<Integer, Long> containerSizes, Map<Integer, Long> indexObjects) {
         for (Map.Entry<Integer, Long> e : snap.covered().entrySet()) {
             Long size = containerSizes.get(e.getKey());
             if (size == null || size.longValue() != e.getValue() || !indexObjects.containsKey(e.getKey())) {
                 LOG.info(() -> "unit " + unit + ": the index checkpoint is stale; reading every index object instead");
-                return null;
+                return false;
             }
         }
-        return snap;
+        return true;
     }
 
     /** Uploads the checkpoint of {@code index}, covering the containers in {@code covered} (id to length). */
