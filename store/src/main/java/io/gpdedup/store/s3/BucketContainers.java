@@ -162,19 +162,18 @@ final class BucketContainers implements ContainerStore {
         if (snap != null && !indexFiles.stillWhole(snap, containerSizes, indexObjects)) {
             snap = null;
         }
-        ChunkIndex index = snap != null ? snap.index() : new ChunkIndex();
+        ChunkIndex index = snap != null ? snap.index() : new ChunkIndex(expectedChunks(containerSizes, indexObjects));
         List<Integer> uncovered = new ArrayList<>();
         for (Map.Entry<Integer, Long> c : containerSizes.entrySet()) {
             if (indexObjects.containsKey(c.getKey()) && (snap == null || !snap.covered().containsKey(c.getKey()))) {
                 uncovered.add(c.getKey());
             }
         }
-        Map<Integer, ContainerIndexFile.Contents> read = indexFiles.fetch(uncovered, containerSizes, problems);
-        for (ContainerIndexFile.Contents ci : read.values()) {
+        Map<Integer, Long> read = indexFiles.fetch(uncovered, containerSizes, problems, ci -> {
             for (ContainerIndexFile.Entry e : ci.entries()) {
                 index.insert(e.fingerprint(), ci.container(), e.offset(), e.length());
             }
-        }
+        });
         long total = 0;
         for (Map.Entry<Integer, Long> c : containerSizes.entrySet()) {
             if (!indexObjects.containsKey(c.getKey())) {
@@ -182,8 +181,7 @@ final class BucketContainers implements ContainerStore {
             }
             Slot s = new Slot(c.getKey());
             s.size = c.getValue();
-            ContainerIndexFile.Contents ci = read.get(c.getKey());
-            s.dataStart = ci != null ? ci.dataStart() : Container.HEADER_BYTES;
+            s.dataStart = read.getOrDefault(c.getKey(), (long) Container.HEADER_BYTES);
             s.remote = true;
             slots.put(s.id, s);
             total += s.size;
@@ -198,6 +196,24 @@ final class BucketContainers implements ContainerStore {
                 + fromCheckpoint + " from the index checkpoint, " + read.size() + " from index objects; checkpoint and listing "
                 + millis(t0, checkpointRead) + " ms, index objects " + millis(checkpointRead, done) + " ms)");
         return index;
+    }
+
+    /**
+     * About how many chunks the index objects hold, from their listed lengths, bounded by what the
+     * containers could hold (a record holds at least one byte): a table sized so once is not
+     * grown and copied over and over while ten million entries go in.
+     */
+    private static long expectedChunks(Map<Integer, Long> containerSizes, Map<Integer, Long> indexObjects) {
+        long entries = 0;
+        long records = 0;
+        for (Map.Entry<Integer, Long> e : indexObjects.entrySet()) {
+            Long size = containerSizes.get(e.getKey());
+            if (size != null) {
+                entries += ContainerIndexFile.entriesAtMost(e.getValue());
+                records += size / (ChunkRecord.OVERHEAD + 1);
+            }
+        }
+        return Math.min(Math.min(entries, records), Integer.MAX_VALUE / 8);
     }
 
     private static List<Bucket.Listed> awaitListing(FutureTask<List<Bucket.Listed>> listing) throws IOException {

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -124,11 +125,16 @@ final class IndexObjects {
         }
     }
 
-    /** Index objects read in parallel; a damaged one is replaced by a scan of its container. */
-    Map<Integer, ContainerIndexFile.Contents> fetch(List<Integer> ids, Map<Integer, Long> sizes, List<String> problems) throws IOException {
-        Map<Integer, ContainerIndexFile.Contents> out = new HashMap<>();
+    /**
+     * Index objects read in parallel, each handed to {@code each} in id order as soon as it is
+     * there and not kept (ten million entries as objects would take gigabytes); a damaged one is
+     * replaced by a scan of its container. Returns the data start of each container read.
+     */
+    Map<Integer, Long> fetch(List<Integer> ids, Map<Integer, Long> sizes, List<String> problems, Consumer<ContainerIndexFile.Contents> each)
+            throws IOException {
+        Map<Integer, Long> dataStarts = new HashMap<>();
         if (ids.isEmpty()) {
-            return out;
+            return dataStarts;
         }
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(FETCHERS, ids.size()), r -> {
             Thread t = new Thread(r, "gpdedup-s3-index-read");
@@ -136,14 +142,17 @@ final class IndexObjects {
             return t;
         });
         try {
-            Map<Integer, Future<ContainerIndexFile.Contents>> pending = new TreeMap<>();
+            TreeMap<Integer, Future<ContainerIndexFile.Contents>> pending = new TreeMap<>();
             for (int id : ids) {
                 pending.put(id, pool.submit(() -> indexOf(id, sizes.get(id), problems)));
             }
-            for (Map.Entry<Integer, Future<ContainerIndexFile.Contents>> e : pending.entrySet()) {
-                out.put(e.getKey(), e.getValue().get());
+            while (!pending.isEmpty()) {
+                Map.Entry<Integer, Future<ContainerIndexFile.Contents>> e = pending.pollFirstEntry();
+                ContainerIndexFile.Contents ci = e.getValue().get();
+                each.accept(ci);
+                dataStarts.put(e.getKey(), ci.dataStart());
             }
-            return out;
+            return dataStarts;
         } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;
