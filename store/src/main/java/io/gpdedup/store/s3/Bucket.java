@@ -384,21 +384,37 @@ public final class Bucket implements AutoCloseable {
     /** Every object whose key (relative to the prefix) starts with {@code keyPrefix}, in key order. */
     public List<Listed> list(String keyPrefix) throws BucketException {
         List<Listed> out = new ArrayList<>();
-        String full = fullKey(keyPrefix);
+        String token = null;
+        do {
+            Page p = listPage(keyPrefix, token);
+            out.addAll(p.objects());
+            token = p.next();
+        } while (token != null);
+        return out;
+    }
+
+    /** A page of a listing, and the token of the next one (null: the listing is complete). */
+    record Page(List<Listed> objects, String next) {
+    }
+
+    /** One page (up to 1,000 objects on S3) of the listing of {@code keyPrefix}, from {@code token} (null: the first). */
+    Page listPage(String keyPrefix, String token) throws BucketException {
+        return listPage(keyPrefix, token, null);
+    }
+
+    /** As {@link #listPage(String, String)}, the first page starting after key {@code after} unless that is null. */
+    Page listPage(String keyPrefix, String token, String after) throws BucketException {
+        List<Listed> out = new ArrayList<>();
         try {
-            ListObjectsV2Request.Builder req = ListObjectsV2Request.builder().bucket(settings.bucket()).prefix(full);
-            String token = null;
-            do {
-                ListObjectsV2Response r = s3.listObjectsV2(req.continuationToken(token).build());
-                for (S3Object o : r.contents()) {
-                    if (o.key().endsWith("/")) {
-                        continue; // a directory marker (S3Proxy's filesystem backend lists its directories so), never one of ours
-                    }
-                    out.add(new Listed(o.key().substring(settings.prefix().length()), o.size(), unquoted(o.eTag())));
+            ListObjectsV2Response r = s3.listObjectsV2(ListObjectsV2Request.builder().bucket(settings.bucket()).prefix(fullKey(keyPrefix))
+                    .continuationToken(token).startAfter(token == null && after != null ? fullKey(after) : null).build());
+            for (S3Object o : r.contents()) {
+                if (o.key().endsWith("/")) {
+                    continue; // a directory marker (S3Proxy's filesystem backend lists its directories so), never one of ours
                 }
-                token = Boolean.TRUE.equals(r.isTruncated()) ? r.nextContinuationToken() : null;
-            } while (token != null);
-            return out;
+                out.add(new Listed(o.key().substring(settings.prefix().length()), o.size(), unquoted(o.eTag())));
+            }
+            return new Page(out, Boolean.TRUE.equals(r.isTruncated()) ? r.nextContinuationToken() : null);
         } catch (SdkException e) {
             throw failure("list " + keyPrefix, e);
         }

@@ -29,7 +29,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -118,7 +117,7 @@ final class BucketContainers implements ContainerStore {
     public ChunkIndex recoverIndex(List<String> problems) throws IOException {
         long t0 = System.nanoTime();
         // The listing runs while the checkpoint downloads and is parsed: at ten million chunks each takes seconds.
-        FutureTask<List<Bucket.Listed>> listing = new FutureTask<>(() -> bucket.list(keys.containers()));
+        FutureTask<List<Bucket.Listed>> listing = new FutureTask<>(() -> SplitListing.list(bucket, keys.containers(), UnitKeys.CONTAINER_KEY_CHARS));
         Thread lister = new Thread(listing, "gpdedup-s3-list");
         lister.setDaemon(true);
         lister.start();

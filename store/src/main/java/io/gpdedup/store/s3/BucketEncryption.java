@@ -45,7 +45,7 @@ final class BucketEncryption {
         if (kek == null) {
             return UnitEncryption.PLAIN;
         }
-        if (sealed == null && bucket.list(keys.recipes()).isEmpty()) {
+        if (sealed == null && bucket.listPage(keys.recipes(), null).objects().isEmpty()) {
             DataKeys k = DataKeys.create(unit, kek);
             lease.checkWritable();
             bucket.put(keys.keys(), k.text()); // before the unit's first object: nothing plaintext is ever written to it
@@ -56,21 +56,30 @@ final class BucketEncryption {
         return UnitEncryption.PLAIN;
     }
 
-    /** Whether the unit's first container holds sealed records (one ranged GET); null when it has no container with a record. */
+    /**
+     * Whether the unit's first container holds sealed records (one ranged GET); null when it has
+     * no container with a record. Lists page by page, only as far as that first container: a
+     * whole listing of a large unit is tens of requests, which the start makes once, elsewhere.
+     */
     private static Boolean firstContainerSealed(Bucket bucket, UnitKeys keys) throws IOException {
-        for (Bucket.Listed o : bucket.list(keys.containers())) {
-            if (!o.key().endsWith(UnitKeys.CONTAINER_SUFFIX)) {
-                continue;
+        String token = null;
+        do {
+            Bucket.Page page = bucket.listPage(keys.containers(), token);
+            for (Bucket.Listed o : page.objects()) {
+                if (!o.key().endsWith(UnitKeys.CONTAINER_SUFFIX)) {
+                    continue;
+                }
+                int n = (int) Math.min(o.size(), UnitEncryption.headBytes());
+                if (n <= 0) {
+                    continue;
+                }
+                Boolean sealed = UnitEncryption.sealedHead(bucket.getRange(o.key(), 0, n), n);
+                if (sealed != null) {
+                    return sealed;
+                }
             }
-            int n = (int) Math.min(o.size(), UnitEncryption.headBytes());
-            if (n <= 0) {
-                continue;
-            }
-            Boolean sealed = UnitEncryption.sealedHead(bucket.getRange(o.key(), 0, n), n);
-            if (sealed != null) {
-                return sealed;
-            }
-        }
+            token = page.next();
+        } while (token != null);
         return null;
     }
 }
