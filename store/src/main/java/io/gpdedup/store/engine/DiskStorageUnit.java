@@ -111,9 +111,16 @@ final class DiskStorageUnit implements StorageUnit {
      */
     static DiskStorageUnit open(String name, EngineSettings settings, UnitBackend.UnitParts parts) throws IOException {
         List<String> problems = new ArrayList<>();
+        CatalogLoad catalogLoad = CatalogLoad.start(parts.recipes());
         try {
-            ChunkIndex index = parts.containers().recoverIndex(problems);
-            RecipeCatalog catalog = RecipeCatalog.open(parts.recipes());
+            ChunkIndex index;
+            try {
+                index = parts.containers().recoverIndex(problems);
+            } catch (IOException | RuntimeException e) {
+                catalogLoad.abandon(); // before the parts close below: nothing may read the unit's recipes after
+                throw e;
+            }
+            RecipeCatalog catalog = catalogLoad.await();
             problems.addAll(catalog.loadProblems());
             for (String p : problems) {
                 LOG.warning(() -> "unit " + name + ": " + p);

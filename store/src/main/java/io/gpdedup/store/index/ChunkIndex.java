@@ -111,6 +111,32 @@ public final class ChunkIndex {
     }
 
     /**
+     * Adds the first {@code n} chunks of a batch read from a snapshot: fingerprint words
+     * {@code keys[4i..4i+3]} (big-endian, as {@link Fingerprint#toBytes()}), locations already
+     * checked by the caller. One lock and no allocation for the whole batch. Returns false, having
+     * added those before it, at the first fingerprint already indexed (a snapshot never repeats one).
+     */
+    boolean insertBatch(long[] keys, int[] containers, int[] offsets, int[] lengths, int n) {
+        lock.writeLock().lock();
+        try {
+            long[] k = new long[4];
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(keys, 4 * i, k, 0, 4);
+                if (probe(k) >= 0) {
+                    return false;
+                }
+                if (size + 1 > (long) (capacity * MAX_LOAD)) {
+                    grow();
+                }
+                put(k, containers[i], offsets[i], lengths[i]);
+            }
+            return true;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
      * Points an indexed chunk at a new copy of its record, {@code length} bytes long (a copy
      * re-encoded by recompression is shorter); returns false if it is not indexed.
      */
@@ -243,9 +269,14 @@ public final class ChunkIndex {
     }
 
     private int find(long[] k) {
-        if (!bloom.mightContain(k[1], k[2])) {
-            return -1;
-        }
+        return bloom.mightContain(k[1], k[2]) ? probe(k) : -1;
+    }
+
+    /**
+     * The table alone, without the filter: a snapshot's entries arrive in slot order, so their
+     * probe runs are the slots just written, in the processor's cache, where the filter is not.
+     */
+    private int probe(long[] k) {
         int s = home(k[0]);
         while (containers[s] != 0) {
             int b = 4 * s;

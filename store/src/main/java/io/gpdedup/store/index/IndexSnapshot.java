@@ -5,9 +5,7 @@ import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.crypt.BlobSeal;
 import io.gpdedup.store.crypt.SealException;
-import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -20,7 +18,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.zip.CRC32C;
-import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 /**
@@ -105,45 +102,54 @@ public final class IndexSnapshot {
 
     /** As {@link #read(Path)}, for a snapshot sealed under {@code seal} unless it is null; one that does not authenticate is absent too. */
     public static Loaded read(Path file, BlobSeal seal) throws IOException {
-        CRC32C crc = new CRC32C();
-        try (InputStream fis = opened(Files.newInputStream(file), seal);
-             CheckedInputStream cis = new CheckedInputStream(new BufferedInputStream(fis, 1 << 16), crc);
-             DataInputStream in = new DataInputStream(cis)) {
+        InputStream in;
+        long size;
+        try {
+            in = Files.newInputStream(file);
+            size = Files.size(file);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+        try (in) {
+            return read(in, size, seal);
+        }
+    }
+
+    /**
+     * As {@link #read(Path, BlobSeal)}, from a stream of {@code size} bytes (sealed or not), which
+     * the caller closes: the entries go into the index as they arrive, so a snapshot being
+     * downloaded is parsed meanwhile. Null, as for a file, if it is truncated, fails its checksum
+     * or does not authenticate.
+     */
+    public static Loaded read(InputStream stream, long size, BlobSeal seal) throws IOException {
+        try {
+            SnapshotReader in = new SnapshotReader(opened(stream, seal));
             if (in.readLong() != MAGIC) {
                 return null;
             }
             int k = in.readInt();
-            if (k < 0) {
+            if (k < 0 || k > size / 12) {
                 return null;
             }
-            Map<Integer, Long> covered = new HashMap<>();
+            CoveredLengths covered = new CoveredLengths(k);
             for (int i = 0; i < k; i++) {
-                covered.put(in.readInt(), in.readLong());
-            }
-            long e = in.readLong();
-            if (e < 0 || e > Integer.MAX_VALUE || e > Files.size(file) / 44) {
-                return null; // damaged: more entries than the file could hold (and never a table sized for them)
-            }
-            ChunkIndex index = new ChunkIndex(e); // sized up front: the entries come in hash order
-            byte[] fp = new byte[Fingerprint.LENGTH];
-            for (long i = 0; i < e; i++) {
-                in.readFully(fp);
-                int container = in.readInt();
-                long offset = in.readInt() & 0xffffffffL;
-                int length = in.readInt();
-                Long cov = covered.get(container);
-                if (cov == null || offset + length > cov || length <= 0) {
+                if (!covered.put(in.readInt(), in.readLong())) {
                     return null;
                 }
-                index.insert(Fingerprint.of(fp), container, offset, length);
             }
-            int expected = (int) crc.getValue();
-            if (in.readInt() != expected || in.read() != -1) {
+            long e = in.readLong();
+            if (e < 0 || e > Integer.MAX_VALUE || e > size / 44) {
+                return null; // damaged: more entries than the stream could hold (and never a table sized for them)
+            }
+            ChunkIndex index = new ChunkIndex(e); // sized up front: the entries come in hash order
+            if (!in.readEntries(e, covered, index)) {
                 return null;
             }
-            return new Loaded(index, covered);
-        } catch (NoSuchFileException e) {
-            return null;
+            int expected = in.checksum();
+            if (in.readInt() != expected || !in.atEnd()) {
+                return null;
+            }
+            return new Loaded(index, covered.asMap());
         } catch (EOFException | IllegalArgumentException | SealException e) {
             return null;
         }
@@ -154,14 +160,6 @@ public final class IndexSnapshot {
     }
 
     private static InputStream opened(InputStream in, BlobSeal seal) throws IOException {
-        if (seal == null) {
-            return in;
-        }
-        try {
-            return seal.opening(in, WHAT);
-        } catch (IOException e) {
-            in.close();
-            throw e;
-        }
+        return seal == null ? in : seal.opening(in, WHAT);
     }
 }

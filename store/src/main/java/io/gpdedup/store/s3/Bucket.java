@@ -340,24 +340,81 @@ public final class Bucket implements AutoCloseable {
         }
     }
 
+    /** A part of an object read by {@link #getPart}: the bytes read, and the whole object's length and ETag. */
+    public record Part(int read, long objectLength, String etag) {
+    }
+
+    /**
+     * Up to {@code into.length} bytes of an object from {@code offset} (one ranged GET), only if
+     * its ETag is still {@code ifMatch} unless that is null (else a {@link BucketException.Kind#CONFLICT});
+     * empty if there is no object.
+     */
+    public Optional<Part> getPart(String key, long offset, byte[] into, String ifMatch) throws BucketException {
+        String what = "read " + key + " bytes " + offset + "+" + into.length;
+        try {
+            return Optional.of(s3.getObject(r -> r.bucket(settings.bucket()).key(fullKey(key)).ifMatch(ifMatch)
+                    .range("bytes=" + offset + "-" + (offset + into.length - 1)), (GetObjectResponse resp, AbortableInputStream in) -> {
+                        try {
+                            int n = in.readNBytes(into, 0, into.length);
+                            String range = resp.contentRange(); // "bytes first-last/length"
+                            long length = range == null ? n : Long.parseLong(range.substring(range.lastIndexOf('/') + 1).trim());
+                            if (range == null && in.read() >= 0) {
+                                throw new IOException("the server sent the whole object for a range");
+                            }
+                            return new Part(n, length, unquoted(resp.eTag()));
+                        } catch (IOException e) {
+                            throw RetryableException.builder().message(what + ": " + e.getMessage()).cause(e).build();
+                        }
+                    }));
+        } catch (NoSuchKeyException e) {
+            return Optional.empty();
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404 && !"NoSuchBucket".equals(code(e))) {
+                return Optional.empty();
+            }
+            if (e.statusCode() == 416 && offset == 0) {
+                return Optional.of(new Part(0, 0, null)); // an empty object has no range to read
+            }
+            throw failure(what, e);
+        } catch (SdkException e) {
+            throw failure(what, e);
+        }
+    }
+
     /** Every object whose key (relative to the prefix) starts with {@code keyPrefix}, in key order. */
     public List<Listed> list(String keyPrefix) throws BucketException {
         List<Listed> out = new ArrayList<>();
-        String full = fullKey(keyPrefix);
+        String token = null;
+        do {
+            Page p = listPage(keyPrefix, token);
+            out.addAll(p.objects());
+            token = p.next();
+        } while (token != null);
+        return out;
+    }
+
+    /** A page of a listing, and the token of the next one (null: the listing is complete). */
+    record Page(List<Listed> objects, String next) {
+    }
+
+    /** One page (up to 1,000 objects on S3) of the listing of {@code keyPrefix}, from {@code token} (null: the first). */
+    Page listPage(String keyPrefix, String token) throws BucketException {
+        return listPage(keyPrefix, token, null);
+    }
+
+    /** As {@link #listPage(String, String)}, the first page starting after key {@code after} unless that is null. */
+    Page listPage(String keyPrefix, String token, String after) throws BucketException {
+        List<Listed> out = new ArrayList<>();
         try {
-            ListObjectsV2Request.Builder req = ListObjectsV2Request.builder().bucket(settings.bucket()).prefix(full);
-            String token = null;
-            do {
-                ListObjectsV2Response r = s3.listObjectsV2(req.continuationToken(token).build());
-                for (S3Object o : r.contents()) {
-                    if (o.key().endsWith("/")) {
-                        continue; // a directory marker (S3Proxy's filesystem backend lists its directories so), never one of ours
-                    }
-                    out.add(new Listed(o.key().substring(settings.prefix().length()), o.size(), unquoted(o.eTag())));
+            ListObjectsV2Response r = s3.listObjectsV2(ListObjectsV2Request.builder().bucket(settings.bucket()).prefix(fullKey(keyPrefix))
+                    .continuationToken(token).startAfter(token == null && after != null ? fullKey(after) : null).build());
+            for (S3Object o : r.contents()) {
+                if (o.key().endsWith("/")) {
+                    continue; // a directory marker (S3Proxy's filesystem backend lists its directories so), never one of ours
                 }
-                token = Boolean.TRUE.equals(r.isTruncated()) ? r.nextContinuationToken() : null;
-            } while (token != null);
-            return out;
+                out.add(new Listed(o.key().substring(settings.prefix().length()), o.size(), unquoted(o.eTag())));
+            }
+            return new Page(out, Boolean.TRUE.equals(r.isTruncated()) ? r.nextContinuationToken() : null);
         } catch (SdkException e) {
             throw failure("list " + keyPrefix, e);
         }

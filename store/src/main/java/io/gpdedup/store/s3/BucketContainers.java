@@ -30,6 +30,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
@@ -114,10 +115,25 @@ final class BucketContainers implements ContainerStore {
 
     @Override
     public ChunkIndex recoverIndex(List<String> problems) throws IOException {
+        long t0 = System.nanoTime();
+        // The listing runs while the checkpoint downloads and is parsed: at ten million chunks each takes seconds.
+        FutureTask<List<Bucket.Listed>> listing = new FutureTask<>(() -> SplitListing.list(bucket, keys.containers(), UnitKeys.CONTAINER_KEY_CHARS));
+        Thread lister = new Thread(listing, "gpdedup-s3-list");
+        lister.setDaemon(true);
+        lister.start();
+        IndexSnapshot.Loaded snap;
+        List<Bucket.Listed> listed;
+        try {
+            snap = indexFiles.readCheckpoint();
+            listed = awaitListing(listing);
+        } finally {
+            listing.cancel(true);
+        }
+        long checkpointRead = System.nanoTime();
         Map<Integer, Long> containerSizes = new TreeMap<>();
         Map<Integer, Long> indexObjects = new TreeMap<>();
         int maxId = 0;
-        for (Bucket.Listed o : bucket.list(keys.containers())) {
+        for (Bucket.Listed o : listed) {
             String name = o.key().substring(keys.containers().length());
             int id = UnitKeys.idOf(name);
             if (id <= 0) {
@@ -142,20 +158,21 @@ final class BucketContainers implements ContainerStore {
             lease.checkWritable();
             bucket.deleteAll(orphans); // what the bucket still holds under retention stays, for the next start
         }
-        IndexSnapshot.Loaded snap = indexFiles.readCheckpoint(containerSizes, indexObjects);
-        ChunkIndex index = snap != null ? snap.index() : new ChunkIndex();
+        if (snap != null && !indexFiles.stillWhole(snap, containerSizes, indexObjects)) {
+            snap = null;
+        }
+        ChunkIndex index = snap != null ? snap.index() : new ChunkIndex(expectedChunks(containerSizes, indexObjects));
         List<Integer> uncovered = new ArrayList<>();
         for (Map.Entry<Integer, Long> c : containerSizes.entrySet()) {
             if (indexObjects.containsKey(c.getKey()) && (snap == null || !snap.covered().containsKey(c.getKey()))) {
                 uncovered.add(c.getKey());
             }
         }
-        Map<Integer, ContainerIndexFile.Contents> read = indexFiles.fetch(uncovered, containerSizes, problems);
-        for (ContainerIndexFile.Contents ci : read.values()) {
+        Map<Integer, Long> read = indexFiles.fetch(uncovered, containerSizes, problems, ci -> {
             for (ContainerIndexFile.Entry e : ci.entries()) {
                 index.insert(e.fingerprint(), ci.container(), e.offset(), e.length());
             }
-        }
+        });
         long total = 0;
         for (Map.Entry<Integer, Long> c : containerSizes.entrySet()) {
             if (!indexObjects.containsKey(c.getKey())) {
@@ -163,8 +180,7 @@ final class BucketContainers implements ContainerStore {
             }
             Slot s = new Slot(c.getKey());
             s.size = c.getValue();
-            ContainerIndexFile.Contents ci = read.get(c.getKey());
-            s.dataStart = ci != null ? ci.dataStart() : Container.HEADER_BYTES;
+            s.dataStart = read.getOrDefault(c.getKey(), (long) Container.HEADER_BYTES);
             s.remote = true;
             slots.put(s.id, s);
             total += s.size;
@@ -174,9 +190,44 @@ final class BucketContainers implements ContainerStore {
             nextId = maxId + ID_GAP;
         }
         int fromCheckpoint = snap == null ? 0 : snap.covered().size();
+        long done = System.nanoTime();
         LOG.info(() -> "unit " + unit + ": " + index.size() + " chunks in " + slots.size() + " containers ("
-                + fromCheckpoint + " from the index checkpoint, " + read.size() + " from index objects)");
+                + fromCheckpoint + " from the index checkpoint, " + read.size() + " from index objects; checkpoint and listing "
+                + millis(t0, checkpointRead) + " ms, index objects " + millis(checkpointRead, done) + " ms)");
         return index;
+    }
+
+    /**
+     * About how many chunks the index objects hold, from their listed lengths, bounded by what the
+     * containers could hold (a record holds at least one byte): a table sized so once is not
+     * grown and copied over and over while ten million entries go in.
+     */
+    private static long expectedChunks(Map<Integer, Long> containerSizes, Map<Integer, Long> indexObjects) {
+        long entries = 0;
+        long records = 0;
+        for (Map.Entry<Integer, Long> e : indexObjects.entrySet()) {
+            Long size = containerSizes.get(e.getKey());
+            if (size != null) {
+                entries += ContainerIndexFile.entriesAtMost(e.getValue());
+                records += size / (ChunkRecord.OVERHEAD + 1);
+            }
+        }
+        return Math.min(Math.min(entries, records), Integer.MAX_VALUE / 8);
+    }
+
+    private static List<Bucket.Listed> awaitListing(FutureTask<List<Bucket.Listed>> listing) throws IOException {
+        try {
+            return listing.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while listing containers", e);
+        }
+    }
+
+    private static long millis(long from, long to) {
+        return (to - from) / 1_000_000;
     }
 
     @Override

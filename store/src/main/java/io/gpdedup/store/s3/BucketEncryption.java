@@ -27,12 +27,13 @@ final class BucketEncryption {
     /** Decides how unit {@code unit} is written; {@link KeyException} when {@code kek} (null: no key) does not open it. */
     static UnitEncryption open(Bucket bucket, String unit, Kek kek, UnitLease lease) throws IOException {
         UnitKeys keys = new UnitKeys(unit);
-        List<Bucket.Listed> containers = bucket.list(keys.containers());
-        if (containers.stream().anyMatch(o -> o.key().equals(BucketConversion.stateKey(keys)))) {
+        // A listing under the state object's own name: one request, where a listing of all the
+        // containers would be tens in a large unit.
+        if (!bucket.listPage(BucketConversion.stateKey(keys), null).objects().isEmpty()) {
             throw new KeyException(BucketConversion.unfinished(unit));
         }
         Optional<byte[]> text = bucket.get(keys.keys());
-        Boolean sealed = firstContainerSealed(bucket, containers);
+        Boolean sealed = firstContainerSealed(bucket, keys);
         if (text.isPresent()) {
             if (Boolean.FALSE.equals(sealed)) {
                 throw new KeyException("unit " + unit + " has a keys object but plaintext containers in the bucket (restored from a plaintext"
@@ -51,7 +52,7 @@ final class BucketEncryption {
         if (kek == null) {
             return UnitEncryption.PLAIN;
         }
-        if (sealed == null && bucket.list(keys.recipes()).isEmpty()) {
+        if (sealed == null && bucket.listPage(keys.recipes(), null).objects().isEmpty()) {
             DataKeys k = DataKeys.create(unit, kek);
             lease.checkWritable();
             bucket.put(keys.keys(), k.text()); // before the unit's first object: nothing plaintext is ever written to it
@@ -68,18 +69,40 @@ final class BucketEncryption {
      */
     static Boolean firstContainerSealed(Bucket bucket, List<Bucket.Listed> containers) throws IOException {
         for (Bucket.Listed o : containers) {
-            if (!o.key().endsWith(UnitKeys.CONTAINER_SUFFIX)) {
-                continue;
-            }
-            int n = (int) Math.min(o.size(), UnitEncryption.headBytes());
-            if (n <= 0) {
-                continue;
-            }
-            Boolean sealed = UnitEncryption.sealedHead(bucket.getRange(o.key(), 0, n), n);
+            Boolean sealed = sealedHead(bucket, o);
             if (sealed != null) {
                 return sealed;
             }
         }
         return null;
+    }
+
+    /**
+     * As {@link #firstContainerSealed(Bucket, List)}, listing page by page only as far as that first
+     * container: a whole listing of a large unit is tens of requests, which the start makes once,
+     * elsewhere.
+     */
+    private static Boolean firstContainerSealed(Bucket bucket, UnitKeys keys) throws IOException {
+        String token = null;
+        do {
+            Bucket.Page page = bucket.listPage(keys.containers(), token);
+            for (Bucket.Listed o : page.objects()) {
+                Boolean sealed = sealedHead(bucket, o);
+                if (sealed != null) {
+                    return sealed;
+                }
+            }
+            token = page.next();
+        } while (token != null);
+        return null;
+    }
+
+    /** Whether container {@code o} holds sealed records; null when it is no container or holds none. */
+    private static Boolean sealedHead(Bucket bucket, Bucket.Listed o) throws IOException {
+        if (!o.key().endsWith(UnitKeys.CONTAINER_SUFFIX)) {
+            return null;
+        }
+        int n = (int) Math.min(o.size(), UnitEncryption.headBytes());
+        return n <= 0 ? null : UnitEncryption.sealedHead(bucket.getRange(o.key(), 0, n), n);
     }
 }

@@ -32,6 +32,11 @@ final class ContainerIndexFile {
     private ContainerIndexFile() {
     }
 
+    /** The most entries an index object of {@code bytes} bytes holds (in the clear; a sealed one holds fewer). */
+    static long entriesAtMost(long bytes) {
+        return Math.max(0, bytes - HEADER - CrcTrailer.BYTES) / ENTRY;
+    }
+
     static byte[] encode(int container, long dataStart, long containerLength, List<Entry> entries) {
         ByteBuffer b = ByteBuffer.allocate(HEADER + ENTRY * entries.size() + CrcTrailer.BYTES);
         b.putLong(MAGIC).putInt(container).putInt((int) dataStart).putLong(containerLength).putInt(entries.size());

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -30,6 +31,9 @@ import java.util.logging.Logger;
 final class IndexObjects {
     private static final Logger LOG = Logger.getLogger(IndexObjects.class.getName());
     private static final int FETCHERS = 16;
+    /** The index checkpoint is read in parts of this size, this many under way ahead of the parser. */
+    private static final int CHECKPOINT_PART = 8 << 20;
+    private static final int CHECKPOINT_PARTS_AHEAD = 4;
 
     private final String unit;
     private final UnitKeys keys;
@@ -67,31 +71,43 @@ final class IndexObjects {
         return "container index " + id;
     }
 
-    /** The index checkpoint, if there is one and every container it covers is still there, whole. */
-    IndexSnapshot.Loaded readCheckpoint(Map<Integer, Long> containerSizes, Map<Integer, Long> indexObjects) throws IOException {
-        Optional<byte[]> bytes = bucket.get(keys.indexCheckpoint());
-        if (bytes.isEmpty()) {
+    /**
+     * The index checkpoint, if there is one and it is whole (its checksum passed, or it
+     * authenticated): read as parallel ranged GETs and parsed as it arrives. Whether the containers
+     * it covers are still there is for {@link #stillWhole} to say.
+     */
+    IndexSnapshot.Loaded readCheckpoint() throws IOException {
+        IndexSnapshot.Loaded snap;
+        Optional<RangedObjectStream> opened = RangedObjectStream.open(bucket, keys.indexCheckpoint(), CHECKPOINT_PART, CHECKPOINT_PARTS_AHEAD);
+        if (opened.isEmpty()) {
             return null;
         }
-        Path temp = spoolDir.resolve("index.snap.download");
-        try {
-            OwnerOnly.write(temp, bytes.get());
-            IndexSnapshot.Loaded snap = IndexSnapshot.read(temp, encryption.blobs());
-            if (snap == null) {
-                LOG.warning(() -> "unit " + unit + ": the index checkpoint is damaged; reading every index object instead");
-                return null;
+        try (RangedObjectStream in = opened.get()) {
+            snap = IndexSnapshot.read(in, in.length(), encryption.blobs());
+        } catch (BucketException e) {
+            if (e.kind() != BucketException.Kind.CONFLICT) {
+                throw e;
             }
-            for (Map.Entry<Integer, Long> e : snap.covered().entrySet()) {
-                Long size = containerSizes.get(e.getKey());
-                if (size == null || size.longValue() != e.getValue() || !indexObjects.containsKey(e.getKey())) {
-                    LOG.info(() -> "unit " + unit + ": the index checkpoint is stale; reading every index object instead");
-                    return null;
-                }
-            }
-            return snap;
-        } finally {
-            Files.deleteIfExists(temp);
+            LOG.info(() -> "unit " + unit + ": the index checkpoint changed while it was read; reading every index object instead");
+            return null;
         }
+        if (snap == null) {
+            LOG.warning(() -> "unit " + unit + ": the index checkpoint is damaged; reading every index object instead");
+            return null;
+        }
+        return snap;
+    }
+
+    /** Whether every container {@code snap} covers is still listed with its length, and its index object. */
+    boolean stillWhole(IndexSnapshot.Loaded snap, Map<Integer, Long> containerSizes, Map<Integer, Long> indexObjects) {
+        for (Map.Entry<Integer, Long> e : snap.covered().entrySet()) {
+            Long size = containerSizes.get(e.getKey());
+            if (size == null || size.longValue() != e.getValue() || !indexObjects.containsKey(e.getKey())) {
+                LOG.info(() -> "unit " + unit + ": the index checkpoint is stale; reading every index object instead");
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Uploads the checkpoint of {@code index}, covering the containers in {@code covered} (id to length). */
@@ -109,11 +125,16 @@ final class IndexObjects {
         }
     }
 
-    /** Index objects read in parallel; a damaged one is replaced by a scan of its container. */
-    Map<Integer, ContainerIndexFile.Contents> fetch(List<Integer> ids, Map<Integer, Long> sizes, List<String> problems) throws IOException {
-        Map<Integer, ContainerIndexFile.Contents> out = new HashMap<>();
+    /**
+     * Index objects read in parallel, each handed to {@code each} in id order as soon as it is
+     * there and not kept (ten million entries as objects would take gigabytes); a damaged one is
+     * replaced by a scan of its container. Returns the data start of each container read.
+     */
+    Map<Integer, Long> fetch(List<Integer> ids, Map<Integer, Long> sizes, List<String> problems, Consumer<ContainerIndexFile.Contents> each)
+            throws IOException {
+        Map<Integer, Long> dataStarts = new HashMap<>();
         if (ids.isEmpty()) {
-            return out;
+            return dataStarts;
         }
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(FETCHERS, ids.size()), r -> {
             Thread t = new Thread(r, "gpdedup-s3-index-read");
@@ -121,14 +142,17 @@ final class IndexObjects {
             return t;
         });
         try {
-            Map<Integer, Future<ContainerIndexFile.Contents>> pending = new TreeMap<>();
+            TreeMap<Integer, Future<ContainerIndexFile.Contents>> pending = new TreeMap<>();
             for (int id : ids) {
                 pending.put(id, pool.submit(() -> indexOf(id, sizes.get(id), problems)));
             }
-            for (Map.Entry<Integer, Future<ContainerIndexFile.Contents>> e : pending.entrySet()) {
-                out.put(e.getKey(), e.getValue().get());
+            while (!pending.isEmpty()) {
+                Map.Entry<Integer, Future<ContainerIndexFile.Contents>> e = pending.pollFirstEntry();
+                ContainerIndexFile.Contents ci = e.getValue().get();
+                each.accept(ci);
+                dataStarts.put(e.getKey(), ci.dataStart());
             }
-            return out;
+            return dataStarts;
         } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;

@@ -157,10 +157,14 @@ public final class S3Backend implements UnitBackend {
 
     @Override
     public UnitParts openUnit(String name) throws IOException {
+        long t0 = System.nanoTime();
         UnitLease lease = UnitLease.acquire(bucket, name, me, s3.leaseSeconds(), conditional);
         try {
+            long leased = System.nanoTime();
             Bucket fenced = bucket.fenced(lease::writeLimit);
             UnitEncryption encryption = BucketEncryption.open(fenced, name, kek, lease);
+            LOG.info(() -> "unit " + name + ": lease taken in " + (leased - t0) / 1_000_000 + " ms, keys read in "
+                    + (System.nanoTime() - leased) / 1_000_000 + " ms");
             BucketContainers containers = new BucketContainers(name, fenced, cache, lease, uploads, s3.cacheDir().resolve("spool").resolve(name),
                     settings, spoolSpace, locking.getOrDefault(name, CommitPolicy.UNRESTRICTED), encryption);
             leases.put(name, lease);

@@ -10,6 +10,8 @@ import io.gpdedup.store.container.Container;
 record UnitKeys(String unit) {
     static final String CONTAINER_SUFFIX = ".ctr";
     static final String INDEX_SUFFIX = ".idx";
+    /** What a container's or index object's name is made of after {@link #containers()}: its id's digits, then a suffix. */
+    static final String CONTAINER_KEY_CHARS = "0123456789.";
 
     private String base() {
         return "units/" + unit + "/";

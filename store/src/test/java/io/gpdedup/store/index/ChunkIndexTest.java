@@ -110,4 +110,32 @@ class ChunkIndexTest {
         assertNull(IndexSnapshot.read(file), "truncated");
         assertNull(IndexSnapshot.read(dir.resolve("absent")));
     }
+
+    @Test
+    void aSnapshotLargerThanTheReadBufferOverManyContainersRoundTrips(@TempDir Path dir) throws Exception {
+        Random r = new Random(5);
+        ChunkIndex index = new ChunkIndex();
+        List<Fingerprint> fps = new ArrayList<>();
+        Map<Integer, Long> covered = new java.util.HashMap<>();
+        for (int i = 0; i < 60_000; i++) { // 2.6 MB of entries: the reader refills its buffer mid-entry
+            Fingerprint fp = random(r);
+            fps.add(fp);
+            int container = 1 + (i * 7919) % 3001;
+            index.insert(fp, container, 40L + i, 3);
+            covered.put(container, 40L + i + 3 + r.nextInt(2));
+        }
+        Path file = dir.resolve("index.snap");
+        IndexSnapshot.write(file, index, covered);
+        IndexSnapshot.Loaded loaded = IndexSnapshot.read(file);
+        assertEquals(fps.size(), loaded.index().size());
+        assertEquals(covered, loaded.covered());
+        for (int i = 0; i < fps.size(); i++) {
+            assertEquals(new ChunkIndex.Location(1 + (i * 7919) % 3001, 40L + i, 3), loaded.index().lookup(fps.get(i)));
+        }
+        int[] someContainer = {0};
+        covered.keySet().stream().max(Integer::compare).ifPresent(c -> someContainer[0] = c);
+        covered.put(someContainer[0], covered.get(someContainer[0]) - 5); // its last record now reaches past what is covered
+        IndexSnapshot.write(file, index, covered);
+        assertNull(IndexSnapshot.read(file), "an entry beyond its container's covered length");
+    }
 }
