@@ -36,7 +36,7 @@ import java.util.concurrent.CompletableFuture;
 public final class S3StartBench {
     private static final int PAYLOAD = 64;
     private static final int PER_OBJECT = 500;
-    private static final String BUCKET = "start-bench";
+    static final String BUCKET = "start-bench";
 
     private S3StartBench() {
     }
