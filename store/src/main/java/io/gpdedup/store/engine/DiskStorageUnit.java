@@ -150,7 +150,22 @@ final class DiskStorageUnit implements StorageUnit {
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return committer.sync();
+        return committer.sync(false);
+    }
+
+    @Override
+    public CompletableFuture<Void> syncUploaded() {
+        try {
+            checkOpen();
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return committer.sync(true);
+    }
+
+    @Override
+    public boolean syncSpoolOnly() {
+        return containers.reconnectKeepsSpoolOnly();
     }
 
     boolean[] missing(DiskBackupLease lease, Fingerprint[] fingerprints) {
