@@ -40,7 +40,8 @@ import java.util.function.Function;
  * protocol version 7) loses them to a standby that takes the unit over. With {@link #retainUpTo}
  * the session keeps the uploads it put there until a SYNC with the uploaded flag confirms them in
  * the bucket, sent each time half the bound is retained; the store then lacking them gets them
- * again. A stream waits only when the whole bound is retained and that SYNC has not answered.
+ * again. A stream waits only when the whole bound is retained, or its room is full, and that SYNC
+ * has not answered.
  *
  * <p>Calls from several threads are safe, but their order is then whatever order they reach the
  * socket in.
@@ -89,17 +90,40 @@ public final class BackupSession implements AutoCloseable {
         }
     }
 
+    /** Where a session counts the bytes it retains: a process's memory budget. */
+    public interface Room {
+        /** Counts nothing: every take succeeds. */
+        Room UNCOUNTED = new Room() {
+            @Override
+            public boolean take(long bytes) {
+                return true;
+            }
+
+            @Override
+            public void giveBack(long bytes) {
+            }
+        };
+
+        /** Whether {@code bytes} more may be held now; never waits. */
+        boolean take(long bytes);
+
+        void giveBack(long bytes);
+    }
+
     /**
      * Keeps up to {@code bytes} of payloads stored at a store whose SYNC leaves them in its host's
      * spool, to send them again to a store that took the unit over (0: none, a failover then fails
-     * a backup that stored new chunks). Call before the first {@link #store}.
+     * a backup that stored new chunks), each batch counted in {@code room}. A batch the room has no
+     * space for is covered by an uploaded SYNC at once, and its {@link #store} waits for it. Call
+     * before the first {@link #store}; {@link #close} gives everything back.
      */
-    public void retainUpTo(long bytes) {
+    public void retainUpTo(long bytes, Room room) {
         if (bytes < 0) {
             throw new IllegalArgumentException("retained bytes must not be negative: " + bytes);
         }
         synchronized (lock) {
             retainLimit = bytes;
+            retained.countIn(room);
         }
     }
 
@@ -219,6 +243,7 @@ public final class BackupSession implements AutoCloseable {
         Lease l;
         synchronized (lock) {
             l = lease;
+            retained.dropThrough(retained.mark());
         }
         if (!ended && l != null && l.connection().isOpen()) {
             StoreClient.await(abort());
@@ -297,28 +322,33 @@ public final class BackupSession implements AutoCloseable {
             if (retainLimit == 0 || !l.connection().syncSpoolOnly()) {
                 return CompletableFuture.completedFuture(null);
             }
-            retained.add(up);
-            if (uploading == null && retained.bytes() > 0 && retained.bytes() >= retainLimit / 2) {
-                uploading = uploaded(l, retained.batches());
+            boolean counted = retained.add(up);
+            if (!counted || uploading == null && retained.bytes() > 0 && retained.bytes() >= retainLimit / 2) {
+                uploaded(l);
             }
-            return uploading != null && retained.bytes() >= retainLimit ? uploading : CompletableFuture.completedFuture(null);
+            return uploading != null && (!counted || retained.bytes() >= retainLimit) ? uploading : CompletableFuture.completedFuture(null);
         }
     }
 
     /**
-     * Asks the store to put every chunk it holds in the bucket, then lets go of the first
-     * {@code covered} retained batches, all put and acknowledged before. A failure lets go of
-     * nothing: the broken connection's reconnect sends them again.
+     * Asks the store to put every chunk it holds in the bucket, then lets go of the batches
+     * retained so far, all put and acknowledged before. A failure lets go of nothing: the broken
+     * connection's reconnect sends them again. Several may be in flight: each lets go of its own.
      */
-    private CompletableFuture<Void> uploaded(Lease l, int covered) {
-        return l.connection().send(new Request.Sync(true), ok("SYNC")).handle((v, e) -> {
+    private void uploaded(Lease l) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        long mark = retained.mark();
+        uploading = done;
+        l.connection().send(new Request.Sync(true), ok("SYNC")).whenComplete((v, e) -> {
             synchronized (lock) {
-                uploading = null;
                 if (e == null) {
-                    retained.dropFirst(covered);
+                    retained.dropThrough(mark);
+                }
+                if (uploading == done) {
+                    uploading = null;
                 }
             }
-            return null;
+            done.complete(null);
         });
     }
 

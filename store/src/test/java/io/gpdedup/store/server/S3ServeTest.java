@@ -267,7 +267,7 @@ class S3ServeTest {
         new Random(seed).nextBytes(raw);
         Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);
         try (BackupSession s = client.beginBackup()) {
-            s.retainUpTo(retain);
+            s.retainUpTo(retain, BackupSession.Room.UNCOUNTED);
             s.store(fp.toBytes(), missing -> CompletableFuture.completedFuture(
                     missing[0] ? List.of(new ChunkUpload(fp, Codec.NONE, raw.length, raw)) : List.of())).join();
             try (Stream<Path> files = Files.walk(bucketDir)) {
