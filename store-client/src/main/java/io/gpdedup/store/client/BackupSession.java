@@ -313,6 +313,8 @@ public final class BackupSession implements AutoCloseable {
      * spool; completes at once, or once the uploaded SYNC answers when the whole bound is retained.
      */
     private CompletableFuture<Void> confirm(Lease l, byte[] packed, List<ChunkUpload> up) {
+        Runnable send = null;
+        CompletableFuture<Void> wait = CompletableFuture.completedFuture(null);
         synchronized (lock) {
             if (lease != l) {
                 // The lease was replaced meanwhile and asked only about what was stored before: once more on the new one.
@@ -320,26 +322,34 @@ public final class BackupSession implements AutoCloseable {
             }
             stored.add(packed);
             if (retainLimit == 0 || !l.connection().syncSpoolOnly()) {
-                return CompletableFuture.completedFuture(null);
+                return wait;
             }
             boolean counted = retained.add(up);
             if (!counted || uploading == null && retained.bytes() > 0 && retained.bytes() >= retainLimit / 2) {
-                uploaded(l);
+                send = uploaded(l);
             }
-            return uploading != null && (!counted || retained.bytes() >= retainLimit) ? uploading : CompletableFuture.completedFuture(null);
+            if (uploading != null && (!counted || retained.bytes() >= retainLimit)) {
+                wait = uploading;
+            }
         }
+        // Sent outside the lock: a write may wait for the socket, and the reader thread takes the lock.
+        if (send != null) {
+            send.run();
+        }
+        return wait;
     }
 
     /**
-     * Asks the store to put every chunk it holds in the bucket, then lets go of the batches
-     * retained so far, all put and acknowledged before. A failure lets go of nothing: the broken
-     * connection's reconnect sends them again. Several may be in flight: each lets go of its own.
+     * What asks the store to put every chunk it holds in the bucket, then lets go of the batches
+     * retained so far, all put and acknowledged before; called under the lock, run after it. A
+     * failure lets go of nothing: the broken connection's reconnect sends them again. Several may
+     * be in flight: each lets go of its own.
      */
-    private void uploaded(Lease l) {
+    private Runnable uploaded(Lease l) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         long mark = retained.mark();
         uploading = done;
-        l.connection().send(new Request.Sync(true), ok("SYNC")).whenComplete((v, e) -> {
+        return () -> l.connection().send(new Request.Sync(true), ok("SYNC")).whenComplete((v, e) -> {
             synchronized (lock) {
                 if (e == null) {
                     retained.dropThrough(mark);
