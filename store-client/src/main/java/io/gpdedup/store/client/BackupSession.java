@@ -127,13 +127,6 @@ public final class BackupSession implements AutoCloseable {
         }
     }
 
-    /** Payload bytes retained now, for tests. */
-    long retainedBytes() {
-        synchronized (lock) {
-            return retained.bytes();
-        }
-    }
-
     /** Leases this session has used: 1, plus one for each time its connection was replaced. */
     public int leases() {
         synchronized (lock) {
