@@ -39,7 +39,7 @@ import java.util.function.Function;
  * <p>A store whose SYNC keeps chunks only in a spool that dies with its host (a bucket unit,
  * protocol version 7) loses them to a standby that takes the unit over. With {@link #retainUpTo}
  * the session keeps the uploads it put there until a SYNC with the uploaded flag confirms them in
- * the bucket, sent each time half the bound is retained; the store then lacking them gets them
+ * the bucket, sent each time half the bound more is retained; the store then lacking them gets them
  * again. A stream waits only when the whole bound is retained, or its room is full, and that SYNC
  * has not answered.
  *
@@ -70,6 +70,7 @@ public final class BackupSession implements AutoCloseable {
     private final RetainedChunks retained = new RetainedChunks(); // guarded by lock
     private long retainLimit; // guarded by lock
     private CompletableFuture<Void> uploading; // guarded by lock: the SYNC that will let retained uploads go
+    private long sinceUploaded; // guarded by lock: bytes retained since the last uploaded SYNC was sent
     private final LongAdder triedAgain = new LongAdder();
     private volatile boolean ended;
 
@@ -317,8 +318,11 @@ public final class BackupSession implements AutoCloseable {
             if (retainLimit == 0 || !l.connection().syncSpoolOnly()) {
                 return wait;
             }
+            long before = retained.bytes();
             boolean counted = retained.add(up);
-            if (!counted || uploading == null && retained.bytes() > 0 && retained.bytes() >= retainLimit / 2) {
+            sinceUploaded += retained.bytes() - before;
+            // Half the bound since the last one, not half retained: what came in during an upload would make the next one early.
+            if (!counted || uploading == null && sinceUploaded > 0 && sinceUploaded >= retainLimit / 2) {
                 send = uploaded(l);
             }
             if (uploading != null && (!counted || retained.bytes() >= retainLimit)) {
@@ -342,6 +346,7 @@ public final class BackupSession implements AutoCloseable {
         CompletableFuture<Void> done = new CompletableFuture<>();
         long mark = retained.mark();
         uploading = done;
+        sinceUploaded = 0;
         return () -> l.connection().send(new Request.Sync(true), ok("SYNC")).whenComplete((v, e) -> {
             synchronized (lock) {
                 if (e == null) {

@@ -150,6 +150,11 @@ final class DiskStorageUnit implements StorageUnit {
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
+        if (containers.reconnectKeepsSpoolOnly()) {
+            // Nothing to wait for (the spool already holds what was appended), and queued behind an
+            // upload in the syncer it would stall every stream for that upload.
+            return CompletableFuture.completedFuture(null);
+        }
         return committer.sync(false);
     }
 
