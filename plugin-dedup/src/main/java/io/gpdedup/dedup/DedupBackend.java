@@ -154,6 +154,17 @@ final class DedupBackend implements StorageBackend {
         freeze.check(c, options.chunking());
         String object = objectName(name);
         try (BackupSession session = c.beginBackup()) {
+            session.retainUpTo(options.failoverRetain(), new BackupSession.Room() {
+                @Override
+                public boolean take(long bytes) {
+                    return stream.takeRetained(bytes);
+                }
+
+                @Override
+                public void giveBack(long bytes) {
+                    stream.giveBackRetained(bytes);
+                }
+            });
             BackupPipeline.Result r = new BackupPipeline(pipeline).store(in, session, stream);
             CommitGate.commit(() -> await(session.commit(object, r.recipe())), () -> c.deleteObject(object));
             log.info("backup_data " + object + ": " + r.recipe().totalLength() + " bytes in " + r.chunks() + " chunks, "

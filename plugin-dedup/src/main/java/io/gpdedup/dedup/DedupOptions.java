@@ -19,8 +19,11 @@ import java.util.Optional;
  * The options of gpbackup_dedup_plugin, in the style of the appliance plugins, read into typed values.
  *
  * @param replication the remote store each completed backup is copied to, when {@code replication} is "on"
+ * @param failoverRetain bytes of new chunks a backup stream keeps for a standby store that takes a
+ *     bucket unit over before they were uploaded (docs/dedup-plugin.md)
  */
-record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, ChunkerParams chunking, Optional<Remote> replication) {
+record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, ChunkerParams chunking, Optional<Remote> replication,
+        long failoverRetain) {
     /** The second store: where replication and replicate_backup copy a backup to. */
     record Remote(ClientSettings store, String directory) {
     }
@@ -40,6 +43,7 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
     static final String CHUNK_MAX = "chunk_max_size";
     static final String CONNECT_TIMEOUT = "connect_timeout_seconds";
     static final String RECONNECT_TIMEOUT = "reconnect_timeout_seconds";
+    static final String FAILOVER_RETAIN = "failover_retain_size";
     static final String TLS = "tls";
     static final String TLS_CA_FILE = "tls_ca_file";
     static final String REPLICATION = "replication";
@@ -75,6 +79,9 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
                         "how long a call waits for its first connection and login (a store that refuses, or accepts and never answers)"),
                 OptionSpec.optional(RECONNECT_TIMEOUT, OptionSpec.Type.INTEGER, "300",
                         "how long a call that lost its store connection tries to get it back before it fails (0: fail at once)"),
+                OptionSpec.optional(FAILOVER_RETAIN, OptionSpec.Type.SIZE, "64MiB",
+                        "new chunk bytes a backup stream to a bucket unit keeps until the store has uploaded them, to send again"
+                                + " to a standby store that takes the unit over (0: none)"),
                 OptionSpec.optional(TLS, OptionSpec.Type.ON_OFF, "off", "connect to gpdedup-store over TLS"),
                 OptionSpec.optional(TLS_CA_FILE, OptionSpec.Type.ABSOLUTE_PATH, null,
                         "tls: PEM file of the CA or server certificate to trust (default: the JDK's trusted CAs)"),
@@ -123,7 +130,7 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
         }
         // Only with replication on: gpbackup hands the plugin the .encrypt key for remote_password only then.
         Optional<Remote> replication = o.isOn(REPLICATION) ? Optional.of(remote(o, pluginName)) : Optional.empty();
-        return new DedupOptions(store, directory, chunkCodec, chunking, replication);
+        return new DedupOptions(store, directory, chunkCodec, chunking, replication, o.size(FAILOVER_RETAIN));
     }
 
     /** Whether the remote_* options are given: all of host, user, password and unit, or none. */

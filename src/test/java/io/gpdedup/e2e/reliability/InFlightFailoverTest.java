@@ -30,9 +30,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * S3Proxy bucket (the second with {@code --standby}), {@code hostname} listing both: a restore
  * finishes from the standby byte for byte; a backup whose chunks stored before the kill were all
  * in the bucket (they repeat an acknowledged backup) finishes on the standby and restores byte for
- * byte; a backup that had stored new chunks, which the holder kept in its spool, fails with one
- * line naming them and leaves nothing; with the holder's address alone the backup fails with one
- * line. Moments are byte counts of the streams; the wait from the kill to the call's exit is
+ * byte; a backup that had stored new chunks, which the holder kept in its spool, finishes on the
+ * standby too, the plugin sending them again from what it retained, and restores byte for byte
+ * (retaining nothing, {@code failover_retain_size: 0}, it fails with one line naming them and
+ * leaves nothing); with the holder's address alone the backup fails with one line. Moments are byte counts of the streams; the wait from the kill to the call's exit is
  * printed, never asserted.
  */
 @Timeout(600)
@@ -115,9 +116,31 @@ class InFlightFailoverTest {
     }
 
     @Test
-    void aBackupInFlightWhoseNewChunksWereInTheHoldersSpoolFailsWithOneLine() throws Exception {
+    void aBackupInFlightWhoseNewChunksWereInTheHoldersSpoolFinishesOnTheStandbyFromWhatThePluginRetained() throws Exception {
         try (StandbyPair pair = StandbyPair.start(dir, "off")) {
             String both = pair.config("both", RECONNECT_SECONDS, pair.holderPort(), pair.standbyPort());
+            String key = pair.key(0, timestamps.next(), 16386);
+            Kill kill = new Kill();
+            CallResult b = backupKillingTheHolder(pair, both, key, new SeededBytes(73, OBJECT_BYTES), kill);
+            long waited = kill.millisSince();
+            b.assertSucceeded();
+            System.out.printf("in-flight backup_data of new chunks, lease-seconds %d: kill -9 of the holder -> the call's exit %d ms%n",
+                    StandbyPair.LEASE_SECONDS, waited);
+            assertEquals(1, pair.pluginLogLines("the last time by one to 127.0.0.1:" + pair.standbyPort()).size(),
+                    "the backup's connection was replaced by one to the standby: " + pair.pluginLogLines("lost"));
+
+            String standbyOnly = pair.config("standby", RECONNECT_SECONDS, pair.standbyPort());
+            Cues.Restored r = new Cues().read(pair.plugin().command("restore_data", standbyOnly, key).start());
+            assertEquals(0, r.exit(), r.stderr());
+            assertEquals(OBJECT_BYTES, r.bytes());
+            assertEquals(Sha256Sink.of(new SeededBytes(73, OBJECT_BYTES)), r.sha256());
+        }
+    }
+
+    @Test
+    void controlRetainingNothingABackupInFlightWhoseNewChunksWereInTheHoldersSpoolFailsWithOneLine() throws Exception {
+        try (StandbyPair pair = StandbyPair.start(dir, "off")) {
+            String both = pair.config("both", RECONNECT_SECONDS, "  failover_retain_size: \"0\"\n", pair.holderPort(), pair.standbyPort());
             String key = pair.key(0, timestamps.next(), 16386);
             Kill kill = new Kill();
             CallResult b = backupKillingTheHolder(pair, both, key, new SeededBytes(73, OBJECT_BYTES), kill);

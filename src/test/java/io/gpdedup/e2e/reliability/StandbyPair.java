@@ -88,12 +88,17 @@ final class StandbyPair implements AutoCloseable {
      * in that order, with {@code reconnect_timeout_seconds} {@code reconnectSeconds}.
      */
     String config(String name, int reconnectSeconds, int... ports) throws IOException {
+        return config(name, reconnectSeconds, "", ports);
+    }
+
+    /** As {@link #config(String, int, int...)}, with {@code extra} options (lines indented by two spaces). */
+    String config(String name, int reconnectSeconds, String extra, int... ports) throws IOException {
         List<String> entries = new ArrayList<>();
         for (int p : ports) {
             entries.add("127.0.0.1:" + p);
         }
         Path p = DedupFixture.writeConfig(dir.resolve(name + ".yaml"), ports[0], PASSWORD, dir.resolve("logs"),
-                "  reconnect_timeout_seconds: \"" + reconnectSeconds + "\"\n");
+                "  reconnect_timeout_seconds: \"" + reconnectSeconds + "\"\n" + extra);
         String text = Files.readString(p);
         if (!text.contains("  hostname: 127.0.0.1\n")) {
             throw new IllegalStateException("the plugin config has no plain hostname line: " + text);

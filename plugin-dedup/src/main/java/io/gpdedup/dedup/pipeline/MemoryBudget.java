@@ -155,6 +155,7 @@ public final class MemoryBudget {
         private final long ownBatchBytes;
         private boolean ownInUse;
         private long sharedHeld;
+        private long retainedHeld;
         private boolean closed;
         private boolean returned;
 
@@ -200,6 +201,43 @@ public final class MemoryBudget {
             }
         }
 
+        /**
+         * Counts {@code bytes} a backup keeps for a failover (docs/dedup-plugin.md) in the shared
+         * area, beside its batches and up to a share of its own; never waits: false when they do
+         * not fit now (the backup then has its store upload them at once instead).
+         */
+        public boolean takeRetained(long bytes) {
+            lock.lock();
+            try {
+                if (closed || bytes > sharedArea - sharedUsed || retainedHeld + bytes > shareLimit) {
+                    return false;
+                }
+                sharedUsed += bytes;
+                retainedHeld += bytes;
+                return true;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Gives back bytes {@link #takeRetained} counted; what the stream's close gave back already is not given twice. */
+        public void giveBackRetained(long bytes) {
+            lock.lock();
+            try {
+                long n = Math.min(bytes, retainedHeld);
+                sharedUsed -= n;
+                retainedHeld -= n;
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Bytes counted by {@link #takeRetained} and not given back. */
+        long retained() {
+            return locked(() -> retainedHeld);
+        }
+
         private void release(Lease lease) {
             lock.lock();
             try {
@@ -229,6 +267,8 @@ public final class MemoryBudget {
             lock.lock();
             try {
                 closed = true;
+                sharedUsed -= retainedHeld;
+                retainedHeld = 0;
                 giveBackIfDone();
                 changed.signalAll();
             } finally {

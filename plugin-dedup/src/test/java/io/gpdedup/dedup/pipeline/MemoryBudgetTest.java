@@ -85,6 +85,28 @@ class MemoryBudgetTest {
     }
 
     @Test
+    void retainedBytesAreCountedInTheSharedAreaUpToAShareAndGivenBackByTheClose() throws Exception {
+        MemoryBudget budget = new MemoryBudget(10 * MIB, 16 * MIB, Duration.ofSeconds(30));
+        MemoryBudget.Stream s = budget.admit(0, MIB);
+        assertTrue(s.takeRetained(3 * MIB));
+        assertFalse(s.takeRetained(2 * MIB), "past a quarter of the shared area");
+        assertTrue(s.takeRetained(MIB));
+        assertEquals(4 * MIB, s.retained());
+        assertEquals(5 * MIB, budget.used());
+        // Beside its retained bytes the stream still takes shared batches up to its share.
+        MemoryBudget.Lease batch = s.take(4 * MIB, false);
+        assertFalse(batch.own());
+        s.giveBackRetained(MIB);
+        assertEquals(3 * MIB, s.retained());
+        batch.close();
+        s.close();
+        assertEquals(0, budget.used(), "the close gave back what was still retained");
+        s.giveBackRetained(3 * MIB);
+        assertEquals(0, budget.used(), "nothing is given back twice");
+        assertFalse(s.takeRetained(1), "a closed stream retains nothing");
+    }
+
+    @Test
     void aClosedStreamKeepsItsAllowanceUntilItsOwnBatchHasEnded() throws Exception {
         MemoryBudget budget = new MemoryBudget(10 * MIB, 0, Duration.ofSeconds(30));
         MemoryBudget.Stream s = budget.admit(MIB, 2 * MIB);

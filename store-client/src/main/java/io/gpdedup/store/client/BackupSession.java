@@ -12,8 +12,10 @@ import io.gpdedup.store.protocol.Reply;
 import io.gpdedup.store.protocol.Request;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,6 +35,13 @@ import java.util.function.Function;
  * the session opens a new lease on a new connection, asks about every chunk of the batches stored
  * so far (which pins them again) and stores the unfinished batches again (docs/protocol.md
  * section 3.5). {@link #commit} then also survives a lost answer.
+ *
+ * <p>A store whose SYNC keeps chunks only in a spool that dies with its host (a bucket unit,
+ * protocol version 7) loses them to a standby that takes the unit over. With {@link #retainUpTo}
+ * the session keeps the uploads it put there until a SYNC with the uploaded flag confirms them in
+ * the bucket, sent each time half the bound more is retained; the store then lacking them gets them
+ * again. A stream waits only when the whole bound is retained, or its room is full, and that SYNC
+ * has not answered.
  *
  * <p>Calls from several threads are safe, but their order is then whatever order they reach the
  * socket in.
@@ -58,6 +67,10 @@ public final class BackupSession implements AutoCloseable {
      */
     private final List<byte[]> stored = new ArrayList<>(); // guarded by lock
     private int leases = 1; // guarded by lock
+    private final RetainedChunks retained = new RetainedChunks(); // guarded by lock
+    private long retainLimit; // guarded by lock
+    private CompletableFuture<Void> uploading; // guarded by lock: the SYNC that will let retained uploads go
+    private long sinceUploaded; // guarded by lock: bytes retained since the last uploaded SYNC was sent
     private final LongAdder triedAgain = new LongAdder();
     private volatile boolean ended;
 
@@ -75,6 +88,43 @@ public final class BackupSession implements AutoCloseable {
     long leaseId() {
         synchronized (lock) {
             return lease == null ? -1 : lease.id();
+        }
+    }
+
+    /** Where a session counts the bytes it retains: a process's memory budget. */
+    public interface Room {
+        /** Counts nothing: every take succeeds. */
+        Room UNCOUNTED = new Room() {
+            @Override
+            public boolean take(long bytes) {
+                return true;
+            }
+
+            @Override
+            public void giveBack(long bytes) {
+            }
+        };
+
+        /** Whether {@code bytes} more may be held now; never waits. */
+        boolean take(long bytes);
+
+        void giveBack(long bytes);
+    }
+
+    /**
+     * Keeps up to {@code bytes} of payloads stored at a store whose SYNC leaves them in its host's
+     * spool, to send them again to a store that took the unit over (0: none, a failover then fails
+     * a backup that stored new chunks), each batch counted in {@code room}. A batch the room has no
+     * space for is covered by an uploaded SYNC at once, and its {@link #store} waits for it. Call
+     * before the first {@link #store}; {@link #close} gives everything back.
+     */
+    public void retainUpTo(long bytes, Room room) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("retained bytes must not be negative: " + bytes);
+        }
+        synchronized (lock) {
+            retainLimit = bytes;
+            retained.countIn(room);
         }
     }
 
@@ -140,8 +190,8 @@ public final class BackupSession implements AutoCloseable {
             throw new IllegalArgumentException("fingerprints are " + Fingerprint.LENGTH + " bytes each, not " + fingerprints.length + " bytes in all");
         }
         checkOpen();
-        return retrying(l -> missingOn(l, unpack(List.of(fingerprints))).thenCompose(uploadsFor).thenCompose(up -> putOn(l, up))
-                .thenCompose(v -> durableOn(l)).thenRun(() -> confirm(l, fingerprints)));
+        return retrying(l -> missingOn(l, unpack(List.of(fingerprints))).thenCompose(uploadsFor)
+                .thenCompose(up -> putOn(l, up).thenCompose(v -> durableOn(l)).thenCompose(v -> confirm(l, fingerprints, up))));
     }
 
     /**
@@ -187,6 +237,7 @@ public final class BackupSession implements AutoCloseable {
         Lease l;
         synchronized (lock) {
             l = lease;
+            retained.dropThrough(retained.mark());
         }
         if (!ended && l != null && l.connection().isOpen()) {
             StoreClient.await(abort());
@@ -251,14 +302,62 @@ public final class BackupSession implements AutoCloseable {
         return l.connection().send(new Request.Sync(), ok("SYNC"));
     }
 
-    private void confirm(Lease l, byte[] packed) {
+    /**
+     * Counts the batch as stored and retains its uploads where the store keeps them only in its
+     * spool; completes at once, or once the uploaded SYNC answers when the whole bound is retained.
+     */
+    private CompletableFuture<Void> confirm(Lease l, byte[] packed, List<ChunkUpload> up) {
+        Runnable send = null;
+        CompletableFuture<Void> wait = CompletableFuture.completedFuture(null);
         synchronized (lock) {
             if (lease != l) {
                 // The lease was replaced meanwhile and asked only about what was stored before: once more on the new one.
                 throw new StoreConnectionLostException("the backup lease was replaced while a batch was being stored");
             }
             stored.add(packed);
+            if (retainLimit == 0 || !l.connection().syncSpoolOnly()) {
+                return wait;
+            }
+            long before = retained.bytes();
+            boolean counted = retained.add(up);
+            sinceUploaded += retained.bytes() - before;
+            // Half the bound since the last one, not half retained: what came in during an upload would make the next one early.
+            if (!counted || uploading == null && sinceUploaded > 0 && sinceUploaded >= retainLimit / 2) {
+                send = uploaded(l);
+            }
+            if (uploading != null && (!counted || retained.bytes() >= retainLimit)) {
+                wait = uploading;
+            }
         }
+        // Sent outside the lock: a write may wait for the socket, and the reader thread takes the lock.
+        if (send != null) {
+            send.run();
+        }
+        return wait;
+    }
+
+    /**
+     * What asks the store to put every chunk it holds in the bucket, then lets go of the batches
+     * retained so far, all put and acknowledged before; called under the lock, run after it. A
+     * failure lets go of nothing: the broken connection's reconnect sends them again. Several may
+     * be in flight: each lets go of its own.
+     */
+    private Runnable uploaded(Lease l) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        long mark = retained.mark();
+        uploading = done;
+        sinceUploaded = 0;
+        return () -> l.connection().send(new Request.Sync(true), ok("SYNC")).whenComplete((v, e) -> {
+            synchronized (lock) {
+                if (e == null) {
+                    retained.dropThrough(mark);
+                }
+                if (uploading == done) {
+                    uploading = null;
+                }
+            }
+            done.complete(null);
+        });
     }
 
     private CompletableFuture<Void> commitOn(Lease l, String objectName, Recipe recipe) {
@@ -394,19 +493,27 @@ public final class BackupSession implements AutoCloseable {
         int end = groupEnd(batches, from, REASK_GROUP);
         List<Fingerprint> group = unpack(batches.subList(from, end));
         return missingOn(next, group).thenCompose(missing -> {
-            int lost = 0;
-            Fingerprint first = null;
+            Set<Fingerprint> lost = new LinkedHashSet<>();
             for (int i = 0; i < missing.length; i++) {
                 if (missing[i]) {
-                    first = first == null ? group.get(i) : first;
-                    lost++;
+                    lost.add(group.get(i));
                 }
             }
-            if (lost > 0) {
-                throw new StoreClientException("gpdedup-store at " + next.connection().peer() + " no longer holds " + lost + " chunks (" + first
-                        + (lost > 1 ? ", ..." : "") + ") stored for this backup before the connection was lost; run the backup again");
+            if (lost.isEmpty()) {
+                return stillHeld(next, batches, end);
             }
-            return stillHeld(next, batches, end);
+            List<ChunkUpload> again;
+            synchronized (lock) {
+                again = retained.take(lost);
+            }
+            if (!lost.isEmpty()) {
+                throw new StoreClientException("gpdedup-store at " + next.connection().peer() + " no longer holds " + lost.size() + " chunks ("
+                        + lost.iterator().next() + (lost.size() > 1 ? ", ..." : "")
+                        + ") stored for this backup before the connection was lost; run the backup again");
+            }
+            // The store that took the unit over lacks what the lost one kept in its spool: sent again from what was retained.
+            triedAgain.increment();
+            return putOn(next, again).thenCompose(v -> durableOn(next)).thenCompose(v -> stillHeld(next, batches, end));
         });
     }
 

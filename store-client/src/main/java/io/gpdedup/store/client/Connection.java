@@ -66,13 +66,14 @@ final class Connection implements AutoCloseable {
     private final int maxFrame;
     private final int maxBatch;
     private final long keepAliveNanos;
+    private final boolean syncSpoolOnly;
     private final Thread reader;
     private volatile StoreClientException failure;
     private volatile long lastReceiveNanos = System.nanoTime();
     private volatile long lastSendNanos = System.nanoTime();
     private ScheduledFuture<?> keepAlive; // guarded by this
 
-    private Connection(Socket socket, String peer, long readTimeoutNanos, Reply.HelloOk hello, Duration idleTimeout) throws IOException {
+    private Connection(Socket socket, String peer, long readTimeoutNanos, Reply.HelloOk hello, Reply.Settings settings) throws IOException {
         this.socket = socket;
         this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
@@ -81,7 +82,8 @@ final class Connection implements AutoCloseable {
         this.version = hello.version();
         this.maxFrame = maxFrameFrom(hello);
         this.maxBatch = hello.maxBatch();
-        this.keepAliveNanos = Math.max(MIN_KEEPALIVE_NANOS, idleTimeout.toNanos() / 4);
+        this.keepAliveNanos = Math.max(MIN_KEEPALIVE_NANOS, TimeUnit.SECONDS.toNanos(settings.idleTimeoutSeconds()) / 4);
+        this.syncSpoolOnly = settings.syncSpoolOnly();
         this.reader = new Thread(this::readLoop, "gpdedup-store-reader " + peer);
         this.reader.setDaemon(true);
     }
@@ -142,17 +144,17 @@ final class Connection implements AutoCloseable {
             if (!(auth.message() instanceof Reply.AuthOk)) {
                 throw new StoreClientException(peer + " answered AUTH with " + auth.type());
             }
-            Duration idleTimeout = ASSUMED_IDLE_TIMEOUT;
+            Reply.Settings settings = new Reply.Settings(ASSUMED_IDLE_TIMEOUT.toSeconds());
             if (ok.version() >= ProtocolVersions.V3) {
                 write(out, Frame.of(SETTINGS_ID, new Request.GetSettings()));
-                Frame settings = readFrame(in, maxFrameFrom(ok), null);
-                if (!(settings.message() instanceof Reply.Settings reply) || settings.requestId() != SETTINGS_ID) {
-                    throw new StoreClientException(peer + " answered SETTINGS with " + settings.type());
+                Frame answer = readFrame(in, maxFrameFrom(ok), null);
+                if (!(answer.message() instanceof Reply.Settings reply) || answer.requestId() != SETTINGS_ID) {
+                    throw new StoreClientException(peer + " answered SETTINGS with " + answer.type());
                 }
-                idleTimeout = Duration.ofSeconds(reply.idleTimeoutSeconds());
+                settings = reply;
             }
             socket.setSoTimeout((int) Math.max(50, Math.min(1000, s.readTimeout().toMillis())));
-            Connection c = new Connection(socket, peer, s.readTimeout().toNanos(), ok, idleTimeout);
+            Connection c = new Connection(socket, peer, s.readTimeout().toNanos(), ok, settings);
             c.reader.start();
             return c;
         } catch (StoreClientException e) {
@@ -199,6 +201,11 @@ final class Connection implements AutoCloseable {
 
     int version() {
         return version;
+    }
+
+    /** Whether the store's SYNC leaves chunks in a spool that dies with its host (version 7, a bucket unit). */
+    boolean syncSpoolOnly() {
+        return syncSpoolOnly;
     }
 
     int maxFrame() {

@@ -24,6 +24,11 @@ import java.util.function.BooleanSupplier;
 final class Dialer {
     private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * With several addresses a standby may be about to serve the unit (a failover takes seconds):
+     * reached within 2 s of that, not 5, for a try each 2 s at the addresses left.
+     */
+    private static final long MAX_PAUSE_NANOS_SEVERAL = TimeUnit.SECONDS.toNanos(2);
     private static final long MIN_REPLACEMENT_TRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
      * Per unit and address list, the address that served last: after a failover every new
@@ -113,7 +118,7 @@ final class Dialer {
                 Thread.currentThread().interrupt();
                 break;
             }
-            pause = Math.min(2 * pause, MAX_PAUSE_NANOS);
+            pause = Math.min(2 * pause, single ? MAX_PAUSE_NANOS : MAX_PAUSE_NANOS_SEVERAL);
         }
         String within = Connection.seconds(window);
         String tried = single ? (last == null ? null : last.getMessage()) : summary(settings, answers);

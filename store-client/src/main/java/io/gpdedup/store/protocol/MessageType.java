@@ -28,7 +28,7 @@ public enum MessageType {
     DELETE_OBJECT(0x11, V1, Request.DeleteObject::read),
     REPLICATE(0x12, V2, Request.Replicate::read),
     REPLICATION_STATUS(0x13, V2, in -> new Request.ReplicationStatus()),
-    SYNC(0x14, V3, in -> new Request.Sync()),
+    SYNC(0x14, V3, Request.Sync::read),
     SETTINGS(0x15, V3, in -> new Request.GetSettings()),
 
     OK(0x80, V1, in -> new Reply.Ok()),

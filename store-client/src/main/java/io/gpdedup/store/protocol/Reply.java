@@ -441,12 +441,23 @@ public sealed interface Reply extends Message {
         }
     }
 
-    /** @param idleTimeoutSeconds how long a connection may stay silent with nothing in flight before the server closes it */
-    record Settings(long idleTimeoutSeconds) implements Reply {
+    /**
+     * @param idleTimeoutSeconds how long a connection may stay silent with nothing in flight before the server closes it
+     * @param syncSpoolOnly version 7, a flags byte sent only when set: the unit's SYNC keeps chunks
+     *     in a spool that dies with the store's host (a bucket unit), so a client that must outlive
+     *     that host keeps what it stored until a SYNC with the uploaded flag covers it
+     */
+    record Settings(long idleTimeoutSeconds, boolean syncSpoolOnly) implements Reply {
+        private static final int SYNC_SPOOL_ONLY = 1;
+
         public Settings {
             if (idleTimeoutSeconds < 0 || idleTimeoutSeconds > 0xffffffffL) {
                 throw new IllegalArgumentException("idle timeout " + idleTimeoutSeconds + " s is not a u32");
             }
+        }
+
+        public Settings(long idleTimeoutSeconds) {
+            this(idleTimeoutSeconds, false);
         }
 
         @Override
@@ -456,16 +467,27 @@ public sealed interface Reply extends Message {
 
         @Override
         public long bodySize() {
-            return 4;
+            return syncSpoolOnly ? 5 : 4;
         }
 
         @Override
         public void writeBody(WireWriter out) {
             out.u32((int) idleTimeoutSeconds);
+            if (syncSpoolOnly) {
+                out.u8(SYNC_SPOOL_ONLY);
+            }
         }
 
         static Settings read(WireReader in) {
-            return new Settings(in.u32Raw("idle timeout seconds") & 0xffffffffL);
+            long idle = in.u32Raw("idle timeout seconds") & 0xffffffffL;
+            if (in.remaining() == 0) {
+                return new Settings(idle, false);
+            }
+            int flags = in.u8("settings flags");
+            if (flags != SYNC_SPOOL_ONLY) {
+                throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "unknown settings flags " + flags);
+            }
+            return new Settings(idle, true);
         }
     }
 

@@ -502,11 +502,45 @@ public sealed interface Request extends Message {
         }
     }
 
-    /** Durability of every chunk the unit holds now (version 3). */
-    record Sync() implements Bodiless {
+    /**
+     * Durability of every chunk the unit holds now (version 3). {@code uploaded} (version 7, a
+     * flags byte sent only when set) asks for more than a spool: every such chunk in the unit's
+     * lasting storage, its bucket, so that a standby taking the unit over has it.
+     */
+    record Sync(boolean uploaded) implements Request {
+        private static final int UPLOADED = 1;
+
+        public Sync() {
+            this(false);
+        }
+
         @Override
         public MessageType type() {
             return MessageType.SYNC;
+        }
+
+        @Override
+        public long bodySize() {
+            return uploaded ? 1 : 0;
+        }
+
+        @Override
+        public void writeBody(WireWriter out) {
+            if (uploaded) {
+                out.u8(UPLOADED);
+            }
+        }
+
+        static Sync read(WireReader in) {
+            if (in.remaining() == 0) {
+                return new Sync(false);
+            }
+            int flags = in.u8("sync flags");
+            // Sent only when a flag is set: a zero byte is as malformed as an unknown flag.
+            if (flags != UPLOADED) {
+                throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "unknown sync flags " + flags);
+            }
+            return new Sync(true);
         }
     }
 

@@ -77,6 +77,7 @@ class FrameCodecTest {
                         "päss wörd"),
                 new Request.ReplicationStatus(),
                 new Request.Sync(),
+                new Request.Sync(true),
                 new Request.GetSettings(),
                 new Reply.Ok(),
                 new Reply.HelloOk(1, FrameCodec.DEFAULT_MAX_FRAME, 65536),
@@ -98,6 +99,7 @@ class FrameCodecTest {
                 new Reply.VerifyResult(new VerifyReport(7, 8, 9, List.of("a", "b"), List.of("problem ü"))),
                 new Reply.GcResult(new GcReport(10, 11, 12, 13)),
                 new Reply.Settings(0xffffffffL - r.nextInt(1000)),
+                new Reply.Settings(r.nextInt(1000), true),
                 new Reply.ReplicationQueued(lease),
                 new Reply.ReplicationJobsPart(List.of(
                         new ReplicationJobStatus(lease, name + "/", new ReplicaTarget("::1", 7411, "u", "v", "dr/x/"),
@@ -181,6 +183,12 @@ class FrameCodecTest {
         }
         if (m instanceof Request.DeleteObject d && d.bypassGovernance()) {
             return new Request.DeleteObject(d.objectName());
+        }
+        if (m instanceof Request.Sync sync && sync.uploaded()) {
+            return new Request.Sync();
+        }
+        if (m instanceof Reply.Settings settings && settings.syncSpoolOnly()) {
+            return new Reply.Settings(settings.idleTimeoutSeconds());
         }
         if (m instanceof Reply.ObjectsPart p && p.withLocks()) {
             return new Reply.ObjectsPart(p.objects().stream().map(o -> new ObjectInfo(o.name(), o.length(), o.committedAtMillis())).toList());
@@ -270,14 +278,35 @@ class FrameCodecTest {
     }
 
     @Test
+    void syncAndSettingsFlagsOtherThanTheKnownOneAreMalformed() {
+        for (int flags : new int[] {0, 2, 3, 0x80}) {
+            byte[] sync = frameBytes(Frame.of(3, new Request.Sync()));
+            byte[] withFlags = Arrays.copyOf(sync, sync.length + 1);
+            withFlags[sync.length] = (byte) flags;
+            assertEquals(ErrorCode.MALFORMED_FRAME, assertThrows(StoreProtocolException.class,
+                    () -> FrameCodec.decode(ByteBuffer.wrap(withFlags))).code(), "sync flags " + flags);
+            byte[] settings = frameBytes(Frame.of(3, new Reply.Settings(60)));
+            byte[] settingsFlags = Arrays.copyOf(settings, settings.length + 1);
+            settingsFlags[settings.length] = (byte) flags;
+            assertEquals(ErrorCode.MALFORMED_FRAME, assertThrows(StoreProtocolException.class,
+                    () -> FrameCodec.decode(ByteBuffer.wrap(settingsFlags))).code(), "settings flags " + flags);
+        }
+        byte[] sync = frameBytes(Frame.of(3, new Request.Sync()));
+        byte[] uploaded = Arrays.copyOf(sync, sync.length + 1);
+        uploaded[sync.length] = 1;
+        assertTrue(((Request.Sync) FrameCodec.decode(ByteBuffer.wrap(uploaded)).message()).uploaded());
+    }
+
+    @Test
     void versionChoiceIsTheHighestCommonOne() {
-        assertEquals(6, ProtocolVersions.choose(List.of(1, 2, 3, 4, 5, 6, 7)).getAsInt());
-        assertEquals(5, ProtocolVersions.choose(List.of(1, 2, 3, 4, 5, 7)).getAsInt());
-        assertEquals(4, ProtocolVersions.choose(List.of(1, 2, 3, 4, 7)).getAsInt());
-        assertEquals(3, ProtocolVersions.choose(List.of(1, 2, 3, 7)).getAsInt());
-        assertEquals(2, ProtocolVersions.choose(List.of(1, 2, 7)).getAsInt());
-        assertEquals(1, ProtocolVersions.choose(List.of(1, 7)).getAsInt());
-        assertTrue(ProtocolVersions.choose(List.of(7, 8)).isEmpty());
+        assertEquals(7, ProtocolVersions.choose(List.of(1, 2, 3, 4, 5, 6, 7, 8)).getAsInt());
+        assertEquals(6, ProtocolVersions.choose(List.of(1, 2, 3, 4, 5, 6, 8)).getAsInt());
+        assertEquals(5, ProtocolVersions.choose(List.of(1, 2, 3, 4, 5, 8)).getAsInt());
+        assertEquals(4, ProtocolVersions.choose(List.of(1, 2, 3, 4, 8)).getAsInt());
+        assertEquals(3, ProtocolVersions.choose(List.of(1, 2, 3, 8)).getAsInt());
+        assertEquals(2, ProtocolVersions.choose(List.of(1, 2, 8)).getAsInt());
+        assertEquals(1, ProtocolVersions.choose(List.of(1, 8)).getAsInt());
+        assertTrue(ProtocolVersions.choose(List.of(8, 9)).isEmpty());
     }
 
     private static Frame decode(ByteBuffer wire) {

@@ -104,6 +104,11 @@ public interface ContainerStore extends Closeable {
         makeDurable();
     }
 
+    /** Whether {@link #keepForReconnect} leaves records in a spool that dies with this host. */
+    default boolean reconnectKeepsSpoolOnly() {
+        return false;
+    }
+
     /** Stops appending to the current container: the next append starts a new one. */
     void seal();
 

@@ -157,7 +157,27 @@ final class DiskStorageUnit implements StorageUnit {
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return committer.sync();
+        if (containers.reconnectKeepsSpoolOnly()) {
+            // Nothing to wait for (the spool already holds what was appended), and queued behind an
+            // upload in the syncer it would stall every stream for that upload.
+            return CompletableFuture.completedFuture(null);
+        }
+        return committer.sync(false);
+    }
+
+    @Override
+    public CompletableFuture<Void> syncUploaded() {
+        try {
+            checkOpen();
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return committer.sync(true);
+    }
+
+    @Override
+    public boolean syncSpoolOnly() {
+        return containers.reconnectKeepsSpoolOnly();
     }
 
     boolean[] missing(DiskBackupLease lease, Fingerprint[] fingerprints) {

@@ -22,10 +22,17 @@ import java.util.concurrent.FutureTask;
  * before it is durable.
  */
 final class GroupCommitter implements AutoCloseable {
-    /** A commit, or with no name a sync: durability of every chunk appended before it, nothing to publish. */
-    private record Pending(String name, Recipe recipe, CommitPolicy policy, CompletableFuture<Void> future) {
+    /**
+     * A commit, or with no name a sync: durability of every chunk appended before it, nothing to
+     * publish; {@code uploaded}: as durable as a commit, not only kept for a reconnect.
+     */
+    private record Pending(String name, Recipe recipe, CommitPolicy policy, boolean uploaded, CompletableFuture<Void> future) {
         boolean isSync() {
             return name == null;
+        }
+
+        boolean forReconnectOnly() {
+            return isSync() && !uploaded;
         }
     }
 
@@ -70,26 +77,27 @@ final class GroupCommitter implements AutoCloseable {
     }
 
     CompletableFuture<Void> submit(String name, Recipe recipe, CommitPolicy policy) {
-        return enqueue(name, recipe, policy);
+        return enqueue(name, recipe, policy, false);
     }
 
     /**
      * Completes once every chunk appended before this call is kept for a reconnect ({@link
-     * ContainerStore#keepForReconnect}; on local disk: fsynced): batches run one at a time, so one
-     * that started earlier has finished.
+     * ContainerStore#keepForReconnect}; on local disk: fsynced), or with {@code uploaded} as
+     * durable as for a commit ({@link ContainerStore#makeDurable}): batches run one at a time, so
+     * one that started earlier has finished.
      */
-    CompletableFuture<Void> sync() {
-        return enqueue(null, null, null);
+    CompletableFuture<Void> sync(boolean uploaded) {
+        return enqueue(null, null, null, uploaded);
     }
 
-    private CompletableFuture<Void> enqueue(String name, Recipe recipe, CommitPolicy policy) {
+    private CompletableFuture<Void> enqueue(String name, Recipe recipe, CommitPolicy policy, boolean uploaded) {
         CompletableFuture<Void> f = new CompletableFuture<>();
         synchronized (this) {
             if (stopping) {
                 f.completeExceptionally(new StoreException("storage unit " + unitName + " is closing"));
                 return f;
             }
-            queue.add(new Pending(name, recipe, policy, f));
+            queue.add(new Pending(name, recipe, policy, uploaded, f));
             notifyAll();
         }
         return f;
@@ -129,7 +137,7 @@ final class GroupCommitter implements AutoCloseable {
         // After the batch was taken: every chunk a commit (or sync) in it references was appended
         // before it was queued.
         try {
-            if (waiting.stream().allMatch(Pending::isSync)) {
+            if (waiting.stream().allMatch(Pending::forReconnectOnly)) {
                 containers.keepForReconnect();
             } else {
                 containers.makeDurable();

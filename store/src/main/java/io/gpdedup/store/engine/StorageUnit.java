@@ -25,6 +25,20 @@ public interface StorageUnit {
      */
     CompletableFuture<Void> sync();
 
+    /**
+     * As {@link #sync}, but every such chunk is in the unit's lasting storage (a bucket unit seals
+     * and uploads the containers that hold them, as a commit does), not just a spool that dies with
+     * this host.
+     */
+    default CompletableFuture<Void> syncUploaded() {
+        return sync();
+    }
+
+    /** Whether {@link #sync} leaves chunks in a spool that dies with this host (a bucket unit). */
+    default boolean syncSpoolOnly() {
+        return false;
+    }
+
     Optional<Recipe> recipe(String objectName);
 
     /** Reads a chunk; throws {@link StoreException} if it is missing or its record fails its checksum. */

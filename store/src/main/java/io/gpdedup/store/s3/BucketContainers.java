@@ -433,6 +433,11 @@ final class BucketContainers implements ContainerStore {
     public void keepForReconnect() {
     }
 
+    @Override
+    public boolean reconnectKeepsSpoolOnly() {
+        return true;
+    }
+
     private static IOException asIo(Throwable t) {
         Throwable c = Futures.cause(t);
         return c instanceof IOException io ? io : new IOException(String.valueOf(c.getMessage()), c);

@@ -130,9 +130,11 @@ final class StoreRequests {
                 out.last(new Reply.Ok());
                 return DONE;
             case SYNC:
-                return answerWhenDone(s.unit.sync(), request, s.version, out);
+                return answerWhenDone(((Request.Sync) request).uploaded() ? s.unit.syncUploaded() : s.unit.sync(), request, s.version, out);
             case SETTINGS:
-                out.last(settings);
+                // Version 7 tells whether SYNC alone leaves chunks on this host only.
+                out.last(s.unit != null && s.version >= ProtocolVersions.V7 && s.unit.syncSpoolOnly()
+                        ? new Reply.Settings(settings.idleTimeoutSeconds(), true) : settings);
                 return DONE;
             case REPLICATE:
                 out.last(new Reply.ReplicationQueued(replicate(s, (Request.Replicate) request)));

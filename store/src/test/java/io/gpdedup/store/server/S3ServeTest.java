@@ -38,8 +38,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * {@code gpdedup-store serve} on a bucket of a real S3 server (S3Proxy), in its own JVM with the
- * credentials in its environment: what a start says when the bucket cannot be used, and a second
- * store refused the unit the first one serves.
+ * credentials in its environment: what a start says when the bucket cannot be used, a second
+ * store refused the unit the first one serves, and SYNC with the uploaded flag.
  */
 @Timeout(300)
 class S3ServeTest {
@@ -222,6 +222,57 @@ class S3ServeTest {
         } finally {
             second.destroy();
             assertTrue(second.waitFor(60, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
+     * A backup session retaining what it stored (protocol version 7 tells it the unit is a bucket's)
+     * sends SYNC with the uploaded flag: once a batch is stored, its container is in the bucket,
+     * before any commit. The control, retaining nothing, sends only the plain SYNC: nothing is in
+     * the bucket until the commit.
+     */
+    @Test
+    void syncWithTheUploadedFlagPutsTheBatchsContainerInTheBucket() throws Exception {
+        S3Server server = S3Server.shared();
+        String bucket = server.newBucket("serve-uploaded");
+        Process store = serve(config("uploaded", server.endpoint().toString(), bucket), S3Server.CREDENTIAL)
+                .redirectError(dir.resolve("uploaded.err").toFile()).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(store.getInputStream(), StandardCharsets.UTF_8));
+            String line = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return out.readLine();
+                } catch (IOException e) {
+                    return null;
+                }
+            }).get(120, TimeUnit.SECONDS);
+            Matcher m = LISTENING.matcher(String.valueOf(line));
+            assertTrue(m.matches(), line + " / " + Files.readString(dir.resolve("uploaded.err")));
+            ClientSettings settings = ClientSettings.of("127.0.0.1", Integer.parseInt(m.group(1)), "prod", "backup", "pw");
+            try (StoreClient client = StoreClient.connect(settings)) {
+                assertEquals(0, storedThenContainersInBucket(client, 0, 5, server.bucketDirectory(bucket)),
+                        "a plain SYNC leaves the batch in the spool");
+                assertEquals(1, storedThenContainersInBucket(client, 1, 6, server.bucketDirectory(bucket)),
+                        "SYNC with the uploaded flag sealed and uploaded the container holding the batch");
+            }
+        } finally {
+            store.destroy();
+            assertTrue(store.waitFor(60, TimeUnit.SECONDS));
+        }
+    }
+
+    /** Stores one chunk in a session retaining {@code retain} bytes; the container objects in the bucket then, before the session ends. */
+    private static long storedThenContainersInBucket(StoreClient client, long retain, int seed, Path bucketDir) throws IOException {
+        byte[] raw = new byte[100_000];
+        new Random(seed).nextBytes(raw);
+        Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);
+        try (BackupSession s = client.beginBackup()) {
+            s.retainUpTo(retain, BackupSession.Room.UNCOUNTED);
+            s.store(fp.toBytes(), missing -> CompletableFuture.completedFuture(
+                    missing[0] ? List.of(new ChunkUpload(fp, Codec.NONE, raw.length, raw)) : List.of())).join();
+            try (Stream<Path> files = Files.walk(bucketDir)) {
+                return files.filter(f -> f.getFileName().toString().endsWith(".ctr")).count();
+            }
         }
     }
 }
