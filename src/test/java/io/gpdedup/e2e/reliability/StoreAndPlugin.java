@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -81,17 +80,7 @@ final class StoreAndPlugin implements AutoCloseable {
 
     /** The lines of the plugin's logs (all its calls so far) that contain {@code text}. */
     List<String> pluginLogLines(String text) throws IOException {
-        Path logs = dir.resolve("logs");
-        if (!Files.isDirectory(logs)) {
-            return List.of();
-        }
-        try (var files = Files.list(logs)) {
-            List<String> out = new ArrayList<>();
-            for (Path f : (Iterable<Path>) files.sorted()::iterator) {
-                Files.readAllLines(f).stream().filter(l -> l.contains(text)).forEach(out::add);
-            }
-            return out;
-        }
+        return PluginLogs.lines(dir.resolve("logs"), text);
     }
 
     @Override

@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpdedup.store.chunk.Fingerprint;
 import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.protocol.ChunkUpload;
 import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.server.StoreFixture;
 import io.gpdedup.testsupport.TcpRelay;
@@ -48,22 +47,7 @@ class ReconnectTest {
 
     /** Batch {@code i} of {@code data}: the fingerprints, and the uploads of those the store says it lacks. */
     private static CompletableFuture<Void> storeBatch(BackupSession s, TestData data, int i) {
-        int per = (data.uploads.size() + BATCHES - 1) / BATCHES;
-        int n = data.uploads.size();
-        List<ChunkUpload> batch = data.uploads.subList(Math.min(n, i * per), Math.min(n, (i + 1) * per));
-        byte[] fingerprints = new byte[batch.size() * Fingerprint.LENGTH];
-        for (int k = 0; k < batch.size(); k++) {
-            batch.get(k).fingerprint().copyTo(fingerprints, k * Fingerprint.LENGTH);
-        }
-        return s.store(fingerprints, missing -> {
-            List<ChunkUpload> up = new ArrayList<>();
-            for (int k = 0; k < missing.length; k++) {
-                if (missing[k]) {
-                    up.add(batch.get(k));
-                }
-            }
-            return CompletableFuture.completedFuture(up);
-        });
+        return data.storeBatch(s, i, BATCHES);
     }
 
     private static byte[] readBack(StoreClient client, String name) {

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import net.jpountz.lz4.LZ4Factory;
 
 /** A test object cut into fixed-size chunks the way the plugin would send it, and its restore. */
@@ -65,6 +66,29 @@ final class TestData {
             }
         }
         return out;
+    }
+
+    /**
+     * Stores batch {@code i} of {@code batches} of this object's chunks in {@code session}: their
+     * fingerprints, then the uploads of those the store says it lacks.
+     */
+    CompletableFuture<Void> storeBatch(BackupSession session, int i, int batches) {
+        int per = (uploads.size() + batches - 1) / batches;
+        int n = uploads.size();
+        List<ChunkUpload> batch = uploads.subList(Math.min(n, i * per), Math.min(n, (i + 1) * per));
+        byte[] fingerprints = new byte[batch.size() * Fingerprint.LENGTH];
+        for (int k = 0; k < batch.size(); k++) {
+            batch.get(k).fingerprint().copyTo(fingerprints, k * Fingerprint.LENGTH);
+        }
+        return session.store(fingerprints, missing -> {
+            List<ChunkUpload> up = new ArrayList<>();
+            for (int k = 0; k < missing.length; k++) {
+                if (missing[k]) {
+                    up.add(batch.get(k));
+                }
+            }
+            return CompletableFuture.completedFuture(up);
+        });
     }
 
     static byte[] encode(Codec codec, byte[] raw) {
