@@ -2,6 +2,7 @@ package io.gpdedup.testsupport;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,12 +27,22 @@ public final class ByteSearch {
         return -1;
     }
 
-    /** The regular files under {@code root} whose bytes hold {@code needle}. */
+    /**
+     * The regular files under {@code root} whose bytes hold {@code needle}. A file gone between the
+     * listing and its read is passed over: a server writing meanwhile (S3Proxy writes each object to
+     * a temporary file first, then renames it) leaves its bytes in a file of their own.
+     */
     public static List<Path> filesContaining(Path root, byte[] needle) throws IOException {
         List<Path> out = new ArrayList<>();
         try (Stream<Path> walk = Files.walk(root)) {
             for (Path p : walk.filter(Files::isRegularFile).toList()) {
-                if (indexOf(Files.readAllBytes(p), needle) >= 0) {
+                byte[] bytes;
+                try {
+                    bytes = Files.readAllBytes(p);
+                } catch (NoSuchFileException gone) {
+                    continue;
+                }
+                if (indexOf(bytes, needle) >= 0) {
                     out.add(p);
                 }
             }
