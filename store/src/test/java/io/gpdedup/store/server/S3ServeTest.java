@@ -172,17 +172,7 @@ class S3ServeTest {
         Process first = serve(config("first", server.endpoint().toString(), bucket), S3Server.CREDENTIAL)
                 .redirectError(dir.resolve("first.err").toFile()).start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(first.getInputStream(), StandardCharsets.UTF_8));
-            String line = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return out.readLine();
-                } catch (IOException e) {
-                    return null;
-                }
-            }).get(120, TimeUnit.SECONDS);
-            Matcher m = LISTENING.matcher(String.valueOf(line));
-            assertTrue(m.matches(), line + " / " + Files.readString(dir.resolve("first.err")));
-            int port = Integer.parseInt(m.group(1));
+            int port = listeningPort(first, "first");
 
             Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);
             Recipe recipe = new Recipe(List.of(new ChunkRef(fp, raw.length)), raw.length, Fingerprint.newDigest().digest(raw));
@@ -204,17 +194,8 @@ class S3ServeTest {
         Process second = serve(config("second", server.endpoint().toString(), bucket), S3Server.CREDENTIAL)
                 .redirectError(dir.resolve("second.err").toFile()).start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(second.getInputStream(), StandardCharsets.UTF_8));
-            String line = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return out.readLine();
-                } catch (IOException e) {
-                    return null;
-                }
-            }).get(120, TimeUnit.SECONDS);
-            Matcher m = LISTENING.matcher(String.valueOf(line));
-            assertTrue(m.matches(), line + " / " + Files.readString(dir.resolve("second.err")));
-            try (StoreClient client = StoreClient.connect(ClientSettings.of("127.0.0.1", Integer.parseInt(m.group(1)), "prod", "backup", "pw"))) {
+            int port = listeningPort(second, "second");
+            try (StoreClient client = StoreClient.connect(ClientSettings.of("127.0.0.1", port, "prod", "backup", "pw"))) {
                 Recipe r = client.recipe("db/one").orElseThrow();
                 assertArrayEquals(raw, client.chunks(new Fingerprint[] {r.chunks().get(0).fingerprint()}).join().get(0).payload(),
                         "the second store serves what the first one committed");
@@ -238,17 +219,8 @@ class S3ServeTest {
         Process store = serve(config("uploaded", server.endpoint().toString(), bucket), S3Server.CREDENTIAL)
                 .redirectError(dir.resolve("uploaded.err").toFile()).start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(store.getInputStream(), StandardCharsets.UTF_8));
-            String line = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return out.readLine();
-                } catch (IOException e) {
-                    return null;
-                }
-            }).get(120, TimeUnit.SECONDS);
-            Matcher m = LISTENING.matcher(String.valueOf(line));
-            assertTrue(m.matches(), line + " / " + Files.readString(dir.resolve("uploaded.err")));
-            ClientSettings settings = ClientSettings.of("127.0.0.1", Integer.parseInt(m.group(1)), "prod", "backup", "pw");
+            int port = listeningPort(store, "uploaded");
+            ClientSettings settings = ClientSettings.of("127.0.0.1", port, "prod", "backup", "pw");
             try (StoreClient client = StoreClient.connect(settings)) {
                 assertEquals(0, storedThenContainersInBucket(client, 0, 5, server.bucketDirectory(bucket)),
                         "a plain SYNC leaves the batch in the spool");
@@ -274,5 +246,20 @@ class S3ServeTest {
                 return files.filter(f -> f.getFileName().toString().endsWith(".ctr")).count();
             }
         }
+    }
+
+    /** The port {@code store} says it listens on, in its first line of output (within 120 s); its {@code NAME.err} explains a failure. */
+    private int listeningPort(Process store, String name) throws Exception {
+        BufferedReader out = new BufferedReader(new InputStreamReader(store.getInputStream(), StandardCharsets.UTF_8));
+        String line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return out.readLine();
+            } catch (IOException e) {
+                return null;
+            }
+        }).get(120, TimeUnit.SECONDS);
+        Matcher m = LISTENING.matcher(String.valueOf(line));
+        assertTrue(m.matches(), line + " / " + Files.readString(dir.resolve(name + ".err")));
+        return Integer.parseInt(m.group(1));
     }
 }
