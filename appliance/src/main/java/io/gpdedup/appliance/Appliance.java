@@ -118,7 +118,7 @@ final class Appliance implements AutoCloseable {
         return chunks == 0 ? 64 * 1024 : (double) recipes.get(0) / chunks;
     }
 
-    void sawRecipe(io.gpdedup.store.chunk.Recipe recipe) {
+    void sawRecipe(io.gpdedup.protocol.model.Recipe recipe) {
         recipes.addAndGet(0, recipe.totalLength());
         recipes.addAndGet(1, recipe.chunks().size());
     }

@@ -1,10 +1,10 @@
 package io.gpdedup.appliance;
 
-import io.gpdedup.store.engine.CommitPolicy;
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.store.engine.BackupLease;
+import io.gpdedup.store.engine.CommitPolicy;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,6 +1,6 @@
 package io.gpdedup.dedup;
 
-import io.gpdedup.plugin.api.BackupTimestamp;
+import io.gpdedup.protocol.naming.BackupTimestamp;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

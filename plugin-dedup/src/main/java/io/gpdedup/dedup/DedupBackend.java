@@ -1,10 +1,13 @@
 package io.gpdedup.dedup;
 
+import io.gpdedup.client.BackupSession;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.client.StoreClientException;
 import io.gpdedup.dedup.pipeline.BackupPipeline;
 import io.gpdedup.dedup.pipeline.MemoryBudget;
 import io.gpdedup.dedup.pipeline.PipelineSettings;
 import io.gpdedup.dedup.pipeline.RestorePipeline;
-import io.gpdedup.plugin.api.BackupTimestamp;
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.CommitGate;
 import io.gpdedup.plugin.api.Hook;
@@ -12,16 +15,14 @@ import io.gpdedup.plugin.api.HookScope;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.PluginLog;
 import io.gpdedup.plugin.api.RemoteDirectory;
-import io.gpdedup.plugin.api.RemoteName;
 import io.gpdedup.plugin.api.StorageBackend;
 import io.gpdedup.plugin.api.StoredData;
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.client.BackupSession;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.client.StoreClientException;
-import io.gpdedup.store.protocol.ReplicaTarget;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.naming.BackupTimestamp;
+import io.gpdedup.protocol.naming.NameException;
+import io.gpdedup.protocol.naming.RemoteName;
+import io.gpdedup.protocol.wire.ReplicaTarget;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -100,7 +101,7 @@ final class DedupBackend implements StorageBackend {
         BackupTimestamp ts;
         try {
             ts = timestampOf(backupDirectory);
-        } catch (PluginException e) {
+        } catch (PluginException | NameException e) {
             log.warning("replication: " + e.getMessage() + ": nothing queued");
             return;
         }

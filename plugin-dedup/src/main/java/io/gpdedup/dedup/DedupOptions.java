@@ -1,14 +1,14 @@
 package io.gpdedup.dedup;
 
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.ClientTls;
+import io.gpdedup.client.StoreAddress;
 import io.gpdedup.dedup.chunk.ChunkerParams;
 import io.gpdedup.plugin.api.OptionSpec;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.PluginOptions;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.ClientTls;
-import io.gpdedup.store.client.StoreAddress;
-import io.gpdedup.store.codec.ChunkCodec;
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.ChunkCodec;
+import io.gpdedup.protocol.codec.Codec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -196,7 +196,7 @@ record DedupOptions(ClientSettings store, String directory, ChunkCodec codec, Ch
 
     private static String directory(PluginOptions o, String option) {
         String directory = o.require(option);
-        io.gpdedup.plugin.api.RemoteName.requirePrintable("option '" + option + "'", directory);
+        io.gpdedup.protocol.naming.RemoteName.requirePrintable("option '" + option + "'", directory);
         if (directory.isEmpty() || directory.startsWith("/") || directory.endsWith("/") || directory.contains("//")
                 || List.of(directory.split("/")).stream().anyMatch(p -> p.equals("..") || p.equals("."))) {
             throw new PluginException("option '" + option + "' must be a relative path inside the storage unit without '.' or '..', got '"

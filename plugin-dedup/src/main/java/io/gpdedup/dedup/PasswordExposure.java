@@ -1,9 +1,9 @@
 package io.gpdedup.dedup;
 
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreAddress;
 import io.gpdedup.plugin.api.PluginLog;
 import io.gpdedup.plugin.api.PluginOptions;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreAddress;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,11 +1,11 @@
 package io.gpdedup.dedup;
 
-import io.gpdedup.plugin.api.BackupTimestamp;
+import io.gpdedup.client.BackupCopier;
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.plugin.api.ExtraCommand;
 import io.gpdedup.plugin.api.PluginLog;
 import io.gpdedup.plugin.api.PluginOptions;
-import io.gpdedup.store.client.BackupCopier;
-import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.protocol.naming.BackupTimestamp;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;

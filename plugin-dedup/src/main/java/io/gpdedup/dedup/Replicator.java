@@ -1,12 +1,12 @@
 package io.gpdedup.dedup;
 
-import io.gpdedup.plugin.api.BackupTimestamp;
+import io.gpdedup.client.BackupCopier;
+import io.gpdedup.client.ReplicationException;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.client.StoreClientException;
 import io.gpdedup.plugin.api.PluginException;
-import io.gpdedup.plugin.api.RemoteName;
-import io.gpdedup.store.client.BackupCopier;
-import io.gpdedup.store.client.ReplicationException;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.client.StoreClientException;
+import io.gpdedup.protocol.naming.BackupTimestamp;
+import io.gpdedup.protocol.naming.RemoteName;
 
 /**
  * replicate_backup and delete_replica between the plugin's store and the remote one, from the

@@ -1,13 +1,13 @@
 package io.gpdedup.dedup;
 
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreAddress;
+import io.gpdedup.client.StoreAuthException;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.client.StoreClientException;
+import io.gpdedup.client.StoreConnectException;
+import io.gpdedup.client.StoreTimeoutException;
 import io.gpdedup.plugin.api.PluginException;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreAddress;
-import io.gpdedup.store.client.StoreAuthException;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.client.StoreClientException;
-import io.gpdedup.store.client.StoreConnectException;
-import io.gpdedup.store.client.StoreTimeoutException;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.plugin.api.CommandDispatcher;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.report.UnitStats;
+import io.gpdedup.protocol.report.UnitStats;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

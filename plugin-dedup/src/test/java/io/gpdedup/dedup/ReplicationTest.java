@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.plugin.api.CommandDispatcher;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.protocol.ReplicationJobStatus;
-import io.gpdedup.store.report.UnitStats;
+import io.gpdedup.protocol.report.UnitStats;
+import io.gpdedup.protocol.wire.ReplicationJobStatus;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

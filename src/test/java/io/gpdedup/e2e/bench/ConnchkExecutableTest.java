@@ -3,10 +3,10 @@ package io.gpdedup.e2e.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreProcess;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.client.StoreClientException;
 import io.gpdedup.e2e.fixture.StoreProcess;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.client.StoreClientException;
 import io.gpdedup.store.server.PasswordHash;
 import java.io.IOException;
 import java.net.URI;

@@ -3,17 +3,17 @@ package io.gpdedup.e2e.reliability;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.client.BackupSession;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.e2e.fixture.StoreProcess;
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.StoredChunk;
-import io.gpdedup.store.client.BackupSession;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.protocol.ChunkUpload;
-import io.gpdedup.store.report.GcReport;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.StoredChunk;
+import io.gpdedup.protocol.report.GcReport;
+import io.gpdedup.protocol.wire.ChunkUpload;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -136,7 +136,7 @@ class GraceAfterRestartTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         List<StoredChunk> chunks = c.chunks(fps).join();
         for (int i = 0; i < chunks.size(); i++) {
-            out.writeBytes(chunks.get(i).rawBytes(r.chunks().get(i), io.gpdedup.store.chunk.Fingerprint.newDigest()));
+            out.writeBytes(chunks.get(i).rawBytes(r.chunks().get(i), io.gpdedup.protocol.model.Fingerprint.newDigest()));
         }
         assertTrue(out.size() == r.totalLength());
         return out.toByteArray();

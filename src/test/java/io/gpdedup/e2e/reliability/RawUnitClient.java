@@ -1,15 +1,15 @@
 package io.gpdedup.e2e.reliability;
 
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.protocol.ChunkUpload;
-import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.protocol.MessageType;
-import io.gpdedup.store.protocol.ProtocolVersions;
-import io.gpdedup.store.protocol.Reply;
-import io.gpdedup.store.protocol.Request;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.wire.ChunkUpload;
+import io.gpdedup.protocol.wire.Frame;
+import io.gpdedup.protocol.wire.FrameCodec;
+import io.gpdedup.protocol.wire.MessageType;
+import io.gpdedup.protocol.wire.ProtocolVersions;
+import io.gpdedup.protocol.wire.Reply;
+import io.gpdedup.protocol.wire.Request;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;

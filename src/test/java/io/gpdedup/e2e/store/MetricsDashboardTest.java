@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreProcess;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;

@@ -4,14 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.e2e.data.SeededBytes;
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreBackend;
 import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.e2e.shell.PluginShell;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.protocol.ReplicaTarget;
+import io.gpdedup.protocol.wire.ReplicaTarget;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;

@@ -8,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.e2e.shell.IgnoredSignals;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
 import io.gpdedup.store.server.PasswordHash;
 import java.io.File;
 import java.io.IOException;

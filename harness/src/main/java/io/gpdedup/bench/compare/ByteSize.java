@@ -1,6 +1,6 @@
 package io.gpdedup.bench.compare;
 
-import io.gpdedup.plugin.api.Sizes;
+import io.gpdedup.protocol.naming.Sizes;
 import java.util.Locale;
 
 /** Sizes as people type them ({@code 1GiB}, {@code 128M}, {@code 500MB}) and as reports print them. */

@@ -1,7 +1,7 @@
 package io.gpdedup.bench.compare;
 
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.testsupport.StoreLauncher;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.gpdedup.bench.compare;
 
-import io.gpdedup.plugin.api.BackupTimestamp;
-import io.gpdedup.plugin.api.RemoteName;
+import io.gpdedup.protocol.naming.BackupTimestamp;
+import io.gpdedup.protocol.naming.RemoteName;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

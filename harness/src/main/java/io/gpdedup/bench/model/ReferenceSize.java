@@ -1,6 +1,6 @@
 package io.gpdedup.bench.model;
 
-import io.gpdedup.plugin.api.Sizes;
+import io.gpdedup.protocol.naming.Sizes;
 import picocli.CommandLine.ITypeConverter;
 
 /**

@@ -6,7 +6,7 @@ import io.gpdedup.bench.model.StoreCalibration;
 import io.gpdedup.bench.report.Progress;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;
-import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.client.ClientSettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

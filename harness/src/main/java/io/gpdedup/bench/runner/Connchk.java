@@ -1,8 +1,8 @@
 package io.gpdedup.bench.runner;
 
-import io.gpdedup.store.client.BackupSession;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.client.BackupSession;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

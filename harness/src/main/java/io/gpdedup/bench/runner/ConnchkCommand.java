@@ -4,7 +4,7 @@ import io.gpdedup.bench.model.ReferenceSize;
 import io.gpdedup.bench.report.Progress;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;
-import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.client.ClientSettings;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;

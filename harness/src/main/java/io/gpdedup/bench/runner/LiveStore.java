@@ -1,6 +1,6 @@
 package io.gpdedup.bench.runner;
 
-import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.client.ClientSettings;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.testsupport.StoreLauncher;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package io.gpdedup.bench.runner;
 
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.ClientTls;
-import io.gpdedup.store.client.StoreAuthException;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.client.StoreClientException;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.ClientTls;
+import io.gpdedup.client.StoreAuthException;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.client.StoreClientException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,13 +1,13 @@
 package io.gpdedup.bench.runner;
 
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.StoredChunk;
-import io.gpdedup.store.client.BackupSession;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.protocol.ChunkUpload;
+import io.gpdedup.client.BackupSession;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.StoredChunk;
+import io.gpdedup.protocol.wire.ChunkUpload;
 import java.security.MessageDigest;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.pg.TableShape;
-import io.gpdedup.plugin.api.RemoteName;
+import io.gpdedup.protocol.naming.RemoteName;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

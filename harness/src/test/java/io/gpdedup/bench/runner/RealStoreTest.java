@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.BenchRun;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.ClientTls;
-import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.ClientTls;
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.store.tls.SelfSignedCertificate;
 import java.io.IOException;
 import java.nio.file.Files;

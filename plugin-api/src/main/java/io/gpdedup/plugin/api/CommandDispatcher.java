@@ -1,5 +1,8 @@
 package io.gpdedup.plugin.api;
 
+import io.gpdedup.protocol.naming.BackupTimestamp;
+import io.gpdedup.protocol.naming.NameException;
+import io.gpdedup.protocol.naming.RemoteName;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -86,7 +89,7 @@ public final class CommandDispatcher {
             err.print(usage());
             err.flush();
             return 2;
-        } catch (PluginException e) {
+        } catch (PluginException | NameException e) {
             return failed(err, log, command, e.getMessage(), in);
         } catch (UncheckedIOException e) {
             return failed(err, log, command, describe(e.getCause()), in);

@@ -1,5 +1,6 @@
 package io.gpdedup.plugin.api;
 
+import io.gpdedup.protocol.naming.Sizes;
 import java.util.List;
 import java.util.Locale;
 

@@ -1,5 +1,6 @@
 package io.gpdedup.plugin.api;
 
+import io.gpdedup.protocol.naming.Sizes;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;

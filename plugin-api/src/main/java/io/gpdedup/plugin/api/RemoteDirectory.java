@@ -1,5 +1,7 @@
 package io.gpdedup.plugin.api;
 
+import io.gpdedup.protocol.naming.RemoteName;
+
 /**
  * A directory inside the store for the 0.5.0 utility commands list_directory and delete_directory:
  * relative, slash-separated, without {@code .} or {@code ..} components. A leading slash is dropped

@@ -1,5 +1,7 @@
 package io.gpdedup.plugin.api;
 
+import io.gpdedup.protocol.naming.BackupTimestamp;
+import io.gpdedup.protocol.naming.RemoteName;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;

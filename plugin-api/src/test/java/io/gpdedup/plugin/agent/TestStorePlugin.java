@@ -1,6 +1,5 @@
 package io.gpdedup.plugin.agent;
 
-import io.gpdedup.plugin.api.BackupTimestamp;
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.Hook;
 import io.gpdedup.plugin.api.OptionSpec;
@@ -10,9 +9,10 @@ import io.gpdedup.plugin.api.PluginLog;
 import io.gpdedup.plugin.api.PluginOptions;
 import io.gpdedup.plugin.api.PluginProcess;
 import io.gpdedup.plugin.api.RemoteDirectory;
-import io.gpdedup.plugin.api.RemoteName;
 import io.gpdedup.plugin.api.StorageBackend;
 import io.gpdedup.plugin.api.StoredData;
+import io.gpdedup.protocol.naming.BackupTimestamp;
+import io.gpdedup.protocol.naming.RemoteName;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

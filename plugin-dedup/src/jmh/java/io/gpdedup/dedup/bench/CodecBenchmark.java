@@ -1,8 +1,8 @@
 package io.gpdedup.dedup.bench;
 
-import io.gpdedup.store.codec.ChunkCodec;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.codec.EncodedChunk;
+import io.gpdedup.protocol.codec.ChunkCodec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.codec.EncodedChunk;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.OutputTimeUnit;

@@ -1,6 +1,6 @@
 package io.gpdedup.dedup.bench;
 
-import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.protocol.model.Fingerprint;
 import java.security.MessageDigest;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,6 +1,6 @@
 package io.gpdedup.dedup.bench;
 
-import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.store.index.ChunkIndex;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;

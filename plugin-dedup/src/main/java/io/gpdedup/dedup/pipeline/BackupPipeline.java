@@ -1,15 +1,15 @@
 package io.gpdedup.dedup.pipeline;
 
+import io.gpdedup.client.BackupSession;
+import io.gpdedup.client.Futures;
 import io.gpdedup.dedup.chunk.ChunkStream;
 import io.gpdedup.dedup.chunk.Chunker;
-import io.gpdedup.store.chunk.ChunkList;
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.client.BackupSession;
-import io.gpdedup.store.client.Futures;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.codec.EncodedChunk;
-import io.gpdedup.store.protocol.ChunkUpload;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.codec.EncodedChunk;
+import io.gpdedup.protocol.model.ChunkList;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.wire.ChunkUpload;
 import java.io.IOException;
 import java.io.InputStream;
 import java.security.DigestException;

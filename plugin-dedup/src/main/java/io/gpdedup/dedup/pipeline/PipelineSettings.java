@@ -2,7 +2,7 @@ package io.gpdedup.dedup.pipeline;
 
 import io.gpdedup.dedup.chunk.ChunkStream;
 import io.gpdedup.dedup.chunk.ChunkerParams;
-import io.gpdedup.store.codec.ChunkCodec;
+import io.gpdedup.protocol.codec.ChunkCodec;
 import java.util.concurrent.Executor;
 
 /**

@@ -1,13 +1,13 @@
 package io.gpdedup.dedup.pipeline;
 
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.PluginException;
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.StoredChunk;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.codec.CorruptChunkException;
+import io.gpdedup.protocol.codec.CorruptChunkException;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.StoredChunk;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.security.MessageDigest;

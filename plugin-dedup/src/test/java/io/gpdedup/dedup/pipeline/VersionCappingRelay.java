@@ -1,8 +1,8 @@
 package io.gpdedup.dedup.pipeline;
 
-import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.protocol.Request;
+import io.gpdedup.protocol.wire.Frame;
+import io.gpdedup.protocol.wire.FrameCodec;
+import io.gpdedup.protocol.wire.Request;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.dedup.DedupPlugin;
 import io.gpdedup.plugin.api.CommandDispatcher;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.report.VerifyReport;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.store.server.StoreConfig;
 import io.gpdedup.store.server.StoreService;

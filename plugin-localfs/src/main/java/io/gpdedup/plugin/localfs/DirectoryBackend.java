@@ -1,15 +1,15 @@
 package io.gpdedup.plugin.localfs;
 
-import io.gpdedup.plugin.api.BackupTimestamp;
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.CommitGate;
 import io.gpdedup.plugin.api.Hook;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.RemoteDirectory;
-import io.gpdedup.plugin.api.RemoteName;
 import io.gpdedup.plugin.api.SiblingFile;
 import io.gpdedup.plugin.api.StorageBackend;
 import io.gpdedup.plugin.api.StoredData;
+import io.gpdedup.protocol.naming.BackupTimestamp;
+import io.gpdedup.protocol.naming.RemoteName;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

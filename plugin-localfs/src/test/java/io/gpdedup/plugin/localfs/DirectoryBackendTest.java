@@ -5,14 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.plugin.api.BackupTimestamp;
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.Hook;
 import io.gpdedup.plugin.api.HookScope;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.RemoteDirectory;
-import io.gpdedup.plugin.api.RemoteName;
 import io.gpdedup.plugin.api.StoredData;
+import io.gpdedup.protocol.naming.BackupTimestamp;
+import io.gpdedup.protocol.naming.RemoteName;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.container;
 
-import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.protocol.model.Fingerprint;
 import java.io.IOException;
 
 /**

@@ -1,6 +1,6 @@
 package io.gpdedup.store.crypt;
 
-import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.CorruptRecordException;
 import io.gpdedup.store.container.RecordFormat;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.RetentionLock;
 import java.util.concurrent.TimeUnit;
 
 /**

@@ -1,8 +1,8 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.Recipe;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.Set;

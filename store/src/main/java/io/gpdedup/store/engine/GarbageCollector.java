@@ -1,13 +1,13 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.report.GcReport;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.recipe.CorruptRecipeException;
 import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.recipe.RecipeFile;
-import io.gpdedup.store.report.GcReport;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.BitSet;

@@ -1,7 +1,7 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.recipe.RecipeStore;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.ContainerScanner;

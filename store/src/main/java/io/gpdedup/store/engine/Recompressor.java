@@ -1,9 +1,9 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.codec.ChunkCodec;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.codec.EncodedChunk;
+import io.gpdedup.protocol.codec.ChunkCodec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.codec.EncodedChunk;
+import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.CorruptRecordException;

@@ -1,13 +1,13 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.StoredChunk;
+import io.gpdedup.protocol.report.GcReport;
+import io.gpdedup.protocol.report.UnitStats;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.recipe.RecipeCatalog;
-import io.gpdedup.store.report.GcReport;
-import io.gpdedup.store.report.UnitStats;
-import io.gpdedup.store.report.VerifyReport;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

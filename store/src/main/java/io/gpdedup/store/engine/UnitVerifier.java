@@ -1,17 +1,17 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.codec.ChunkCodec;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.codec.CorruptChunkException;
+import io.gpdedup.protocol.codec.ChunkCodec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.codec.CorruptChunkException;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.recipe.CorruptRecipeException;
 import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.recipe.RecipeFile;
-import io.gpdedup.store.report.VerifyReport;
 import java.io.IOException;
 import java.security.MessageDigest;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.index;
 
-import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.protocol.model.Fingerprint;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.index;
 
-import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.crypt.BlobSeal;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.recipe;
 
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.RetentionLock;
 
 /** A delete or a replacement refused because committed objects are under a retention lock. */
 public final class ObjectsLockedException extends RuntimeException {

@@ -1,7 +1,7 @@
 package io.gpdedup.store.recipe;
 
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.RetentionLock;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;

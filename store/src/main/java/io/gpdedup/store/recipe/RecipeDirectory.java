@@ -1,6 +1,6 @@
 package io.gpdedup.store.recipe;
 
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.crypt.BlobSeal;

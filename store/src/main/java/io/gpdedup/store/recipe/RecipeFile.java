@@ -1,11 +1,11 @@
 package io.gpdedup.store.recipe;
 
+import io.gpdedup.protocol.model.ChunkList;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.CrcTrailer;
-import io.gpdedup.store.chunk.ChunkList;
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.RetentionLock;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

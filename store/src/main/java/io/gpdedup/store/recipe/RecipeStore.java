@@ -1,6 +1,6 @@
 package io.gpdedup.store.recipe;
 
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.RetentionLock;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;

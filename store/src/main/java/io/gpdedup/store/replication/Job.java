@@ -1,8 +1,8 @@
 package io.gpdedup.store.replication;
 
-import io.gpdedup.store.protocol.ReplicaTarget;
-import io.gpdedup.store.protocol.ReplicationJobStatus;
-import io.gpdedup.store.protocol.ReplicationJobStatus.State;
+import io.gpdedup.protocol.wire.ReplicaTarget;
+import io.gpdedup.protocol.wire.ReplicationJobStatus.State;
+import io.gpdedup.protocol.wire.ReplicationJobStatus;
 
 /**
  * One background copy as the queue keeps it: the status fields plus the password for the remote,

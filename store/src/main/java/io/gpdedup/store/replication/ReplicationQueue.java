@@ -1,12 +1,12 @@
 package io.gpdedup.store.replication;
 
-import io.gpdedup.store.client.BackupCopier;
-import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.client.BackupCopier;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.protocol.wire.ReplicaTarget;
+import io.gpdedup.protocol.wire.ReplicationJobStatus.State;
+import io.gpdedup.protocol.wire.ReplicationJobStatus;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.StoreException;
-import io.gpdedup.store.protocol.ReplicaTarget;
-import io.gpdedup.store.protocol.ReplicationJobStatus;
-import io.gpdedup.store.protocol.ReplicationJobStatus.State;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

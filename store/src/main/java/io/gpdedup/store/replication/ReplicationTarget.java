@@ -1,6 +1,6 @@
 package io.gpdedup.store.replication;
 
-import io.gpdedup.store.client.ClientTls;
+import io.gpdedup.client.ClientTls;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;

@@ -1,16 +1,16 @@
 package io.gpdedup.store.replication;
 
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.StoredChunk;
-import io.gpdedup.store.client.BackupCopier;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.ReplicationException;
-import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.client.BackupCopier;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.ReplicationException;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.StoredChunk;
+import io.gpdedup.protocol.wire.ReplicaTarget;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.StoreEngine;
-import io.gpdedup.store.protocol.ReplicaTarget;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;

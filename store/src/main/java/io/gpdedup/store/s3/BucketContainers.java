@@ -1,16 +1,16 @@
 package io.gpdedup.store.s3;
 
-import io.gpdedup.store.chunk.RetentionLock;
-import io.gpdedup.store.client.Futures;
+import io.gpdedup.client.Futures;
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.container.CapacityExceededException;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.DiskSpace;
 import io.gpdedup.store.container.RecordBuffer;
 import io.gpdedup.store.container.RecordFormat;
+import io.gpdedup.store.crypt.UnitEncryption;
 import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.ContainerStore;
-import io.gpdedup.store.crypt.UnitEncryption;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.index.ChunkIndex;
 import io.gpdedup.store.index.IndexSnapshot;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.s3;
 
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.ContainerScanner;

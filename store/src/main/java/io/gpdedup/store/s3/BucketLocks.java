@@ -1,6 +1,6 @@
 package io.gpdedup.store.s3;
 
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.RetentionLock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

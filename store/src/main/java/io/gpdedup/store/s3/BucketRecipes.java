@@ -1,7 +1,7 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.CrcTrailer;
-import io.gpdedup.store.chunk.RetentionLock;
 import io.gpdedup.store.crypt.BlobSeal;
 import io.gpdedup.store.crypt.SealException;
 import io.gpdedup.store.recipe.ObjectName;

@@ -1,7 +1,7 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.store.CrcTrailer;
-import io.gpdedup.store.chunk.Fingerprint;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

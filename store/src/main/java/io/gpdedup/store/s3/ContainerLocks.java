@@ -1,7 +1,7 @@
 package io.gpdedup.store.s3;
 
-import io.gpdedup.store.chunk.RetentionLock;
-import io.gpdedup.store.client.Futures;
+import io.gpdedup.client.Futures;
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.engine.CommitPolicy;
 import java.io.IOException;
 import java.util.ArrayList;

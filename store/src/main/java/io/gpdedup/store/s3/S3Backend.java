@@ -1,14 +1,14 @@
 package io.gpdedup.store.s3;
 
-import io.gpdedup.store.chunk.RetentionLock;
-import io.gpdedup.store.container.OwnerOnly;
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.container.DiskSpace;
+import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.crypt.Kek;
 import io.gpdedup.store.crypt.UnitEncryption;
 import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.EngineSettings;
-import io.gpdedup.store.engine.UnitBackend;
 import io.gpdedup.store.engine.StoreException;
+import io.gpdedup.store.engine.UnitBackend;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;

@@ -4,21 +4,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpdedup.plugin.api.BackupTimestamp;
-import io.gpdedup.plugin.api.PluginException;
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.chunk.RetentionLock;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.ClientTls;
-import io.gpdedup.store.client.StoreAddress;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.client.StoreClientException;
-import io.gpdedup.store.client.StoreServerException;
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.ReplicationJobStatus;
-import io.gpdedup.store.report.GcReport;
-import io.gpdedup.store.report.UnitStats;
-import io.gpdedup.store.report.VerifyReport;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.ClientTls;
+import io.gpdedup.client.StoreAddress;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.client.StoreClientException;
+import io.gpdedup.client.StoreServerException;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.model.RetentionLock;
+import io.gpdedup.protocol.naming.BackupTimestamp;
+import io.gpdedup.protocol.naming.NameException;
+import io.gpdedup.protocol.report.GcReport;
+import io.gpdedup.protocol.report.UnitStats;
+import io.gpdedup.protocol.report.VerifyReport;
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.ReplicationJobStatus;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -205,7 +205,7 @@ abstract class AdminCommand implements Callable<Integer> {
     static void checkTimestamp(String command, String timestamp) {
         try {
             BackupTimestamp.parse(timestamp);
-        } catch (PluginException e) {
+        } catch (NameException e) {
             throw new IllegalArgumentException(command + ": " + e.getMessage());
         }
     }

@@ -1,12 +1,12 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.Frame;
+import io.gpdedup.protocol.wire.Reply;
+import io.gpdedup.protocol.wire.Request;
+import io.gpdedup.protocol.wire.StoreProtocolException;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.UnitNotServedException;
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.Reply;
-import io.gpdedup.store.protocol.Request;
-import io.gpdedup.store.protocol.StoreProtocolException;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;

@@ -1,8 +1,8 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.protocol.report.GcReport;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.StoreException;
-import io.gpdedup.store.report.GcReport;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;

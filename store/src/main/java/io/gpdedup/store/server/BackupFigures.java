@@ -1,12 +1,12 @@
 package io.gpdedup.store.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.StoredChunk;
-import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.StoredChunk;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;

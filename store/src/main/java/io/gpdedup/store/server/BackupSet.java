@@ -1,10 +1,10 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.plugin.api.BackupTimestamp;
-import io.gpdedup.plugin.api.PluginException;
-import io.gpdedup.plugin.api.RemoteName;
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.model.RetentionLock;
+import io.gpdedup.protocol.naming.BackupTimestamp;
+import io.gpdedup.protocol.naming.NameException;
+import io.gpdedup.protocol.naming.RemoteName;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -25,7 +25,7 @@ record BackupSet(String directory, String timestamp, List<ObjectInfo> objects) {
             RemoteName name;
             try {
                 name = RemoteName.parse(o.name());
-            } catch (PluginException notABackupObject) {
+            } catch (NameException notABackupObject) {
                 continue;
             }
             int cut = o.name().length() - name.path().length() - 1;

@@ -1,10 +1,10 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.StoredChunk;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.StoredChunk;
 import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.engine.BackupLease;
 import io.gpdedup.store.engine.CommitPolicy;

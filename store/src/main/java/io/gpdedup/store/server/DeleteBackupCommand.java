@@ -1,7 +1,7 @@
 package io.gpdedup.store.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.client.StoreClient;
 import java.io.PrintStream;
 import java.util.List;
 import picocli.CommandLine.Command;

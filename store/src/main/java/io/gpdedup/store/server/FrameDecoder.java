@@ -1,8 +1,8 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.protocol.StoreProtocolException;
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.FrameCodec;
+import io.gpdedup.protocol.wire.StoreProtocolException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,7 +1,7 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.StoreProtocolException;
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.StoreProtocolException;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.AttributeKey;
 import java.util.HashMap;

@@ -1,11 +1,11 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.ProtocolVersions;
-import io.gpdedup.store.protocol.Reply;
-import io.gpdedup.store.protocol.Request;
-import io.gpdedup.store.protocol.StoreProtocolException;
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.Frame;
+import io.gpdedup.protocol.wire.ProtocolVersions;
+import io.gpdedup.protocol.wire.Reply;
+import io.gpdedup.protocol.wire.Request;
+import io.gpdedup.protocol.wire.StoreProtocolException;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.AttributeKey;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.Frame;
+import io.gpdedup.protocol.wire.Frame;
 import io.netty.buffer.ByteBuf;
 
 /**

@@ -1,8 +1,8 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.chunk.ChunkList;
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.Recipe;
+import io.gpdedup.protocol.model.ChunkList;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.store.engine.BackupLease;
 import java.util.List;
 

@@ -1,9 +1,9 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.Reply;
-import io.gpdedup.store.protocol.StoreProtocolException;
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.Frame;
+import io.gpdedup.protocol.wire.Reply;
+import io.gpdedup.protocol.wire.StoreProtocolException;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;

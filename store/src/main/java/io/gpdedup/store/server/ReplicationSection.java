@@ -1,8 +1,8 @@
 package io.gpdedup.store.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.ClientTls;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.ClientTls;
 import io.gpdedup.store.replication.ReplicationSettings;
 import io.gpdedup.store.replication.ReplicationTarget;
 import java.nio.file.Files;

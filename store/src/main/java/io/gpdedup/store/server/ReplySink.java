@@ -1,6 +1,6 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.protocol.wire.Reply;
 import java.util.concurrent.CompletionStage;
 
 /** Where a request's replies go: one final reply, or a split reply ending in one. */

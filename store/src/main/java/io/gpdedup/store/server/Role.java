@@ -1,6 +1,6 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.MessageType;
+import io.gpdedup.protocol.wire.MessageType;
 import java.util.Locale;
 
 /**

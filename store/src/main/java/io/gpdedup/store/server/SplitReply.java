@@ -1,7 +1,7 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.Reply;
-import io.gpdedup.store.protocol.ReplyParts;
+import io.gpdedup.protocol.wire.Reply;
+import io.gpdedup.protocol.wire.ReplyParts;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 

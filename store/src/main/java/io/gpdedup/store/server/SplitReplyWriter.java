@@ -1,7 +1,7 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.protocol.wire.Frame;
+import io.gpdedup.protocol.wire.Reply;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import java.util.ArrayDeque;

@@ -1,7 +1,7 @@
 package io.gpdedup.store.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.gpdedup.plugin.api.Sizes;
+import io.gpdedup.protocol.naming.Sizes;
 import io.gpdedup.store.s3.S3Settings;
 import java.net.URI;
 import java.net.URISyntaxException;

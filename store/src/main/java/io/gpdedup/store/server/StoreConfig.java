@@ -1,9 +1,9 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.protocol.wire.FrameCodec;
 import io.gpdedup.store.crypt.KeySource;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.PutVerification;
-import io.gpdedup.store.protocol.FrameCodec;
 import io.gpdedup.store.replication.ReplicationSettings;
 import io.gpdedup.store.s3.S3Settings;
 import io.gpdedup.store.tls.TlsSettings;

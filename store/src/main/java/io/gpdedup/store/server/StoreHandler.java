@@ -1,13 +1,13 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.client.Futures;
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.protocol.MessageType;
-import io.gpdedup.store.protocol.Reply;
-import io.gpdedup.store.protocol.Request;
-import io.gpdedup.store.protocol.StoreProtocolException;
+import io.gpdedup.client.Futures;
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.Frame;
+import io.gpdedup.protocol.wire.FrameCodec;
+import io.gpdedup.protocol.wire.MessageType;
+import io.gpdedup.protocol.wire.Reply;
+import io.gpdedup.protocol.wire.Request;
+import io.gpdedup.protocol.wire.StoreProtocolException;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;

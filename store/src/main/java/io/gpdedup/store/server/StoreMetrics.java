@@ -1,11 +1,11 @@
 package io.gpdedup.store.server;
 
+import io.gpdedup.protocol.report.GcReport;
+import io.gpdedup.protocol.report.UnitStats;
+import io.gpdedup.protocol.wire.MessageType;
 import io.gpdedup.store.BuildVersion;
 import io.gpdedup.store.engine.Recompression;
 import io.gpdedup.store.engine.StorageUnit;
-import io.gpdedup.store.protocol.MessageType;
-import io.gpdedup.store.report.GcReport;
-import io.gpdedup.store.report.UnitStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;

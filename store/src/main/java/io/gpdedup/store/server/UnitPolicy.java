@@ -1,6 +1,6 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.engine.CommitPolicy;
 import java.util.Map;
 

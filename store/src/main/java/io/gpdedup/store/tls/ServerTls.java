@@ -1,9 +1,9 @@
 package io.gpdedup.store.tls;
 
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.protocol.Reply;
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.Frame;
+import io.gpdedup.protocol.wire.FrameCodec;
+import io.gpdedup.protocol.wire.Reply;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.crypt;
 
-import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.store.container.RecordBuffer;
 import io.gpdedup.store.container.RecordFormat;
 import java.nio.ByteBuffer;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.chunk.Fingerprint;
+import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.store.container.ChunkRecord;
 import io.gpdedup.store.container.CorruptRecordException;
 import java.io.IOException;

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.container.Container;
-import io.gpdedup.store.report.VerifyReport;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
 import io.gpdedup.store.s3.BucketException;
 import java.nio.file.Path;
 import java.util.HashSet;

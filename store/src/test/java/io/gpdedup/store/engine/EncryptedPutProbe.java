@@ -1,6 +1,6 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
 import io.gpdedup.store.crypt.Kek;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

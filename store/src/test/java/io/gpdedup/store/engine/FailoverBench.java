@@ -1,11 +1,11 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.client.StoreServerException;
-import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.client.StoreServerException;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.wire.ErrorCode;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.testsupport.S3Server;
 import io.gpdedup.testsupport.StoreLauncher;

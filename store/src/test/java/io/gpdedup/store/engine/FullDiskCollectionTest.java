@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.report.GcReport;
-import io.gpdedup.store.report.VerifyReport;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.report.GcReport;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.testsupport.Tmpfs;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.report.GcReport;
-import io.gpdedup.store.report.UnitStats;
-import io.gpdedup.store.report.VerifyReport;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.report.GcReport;
+import io.gpdedup.protocol.report.UnitStats;
+import io.gpdedup.protocol.report.VerifyReport;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

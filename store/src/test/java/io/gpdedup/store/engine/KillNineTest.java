@@ -3,8 +3,8 @@ package io.gpdedup.store.engine;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.report.VerifyReport;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.s3.LeaseHeldException;
 import io.gpdedup.store.s3.S3Backend;
 import io.gpdedup.store.s3.S3Settings;

@@ -1,7 +1,7 @@
 package io.gpdedup.store.engine;
 
-import io.gpdedup.store.chunk.RetentionLock;
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.s3.MotoBuckets;
 import io.gpdedup.store.s3.S3Backend;
 import io.gpdedup.store.s3.S3Settings;

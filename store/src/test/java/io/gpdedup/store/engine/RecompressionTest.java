@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.report.UnitStats;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.container.Container;
-import io.gpdedup.store.report.UnitStats;
-import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.store.s3.S3Settings;
-import java.nio.channels.FileChannel;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.chunk.RetentionLock;
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.crypt.Kek;
 import io.gpdedup.store.crypt.KeySource;
 import io.gpdedup.store.s3.MotoBuckets;

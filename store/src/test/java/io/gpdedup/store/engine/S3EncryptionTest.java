@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.report.GcReport;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.crypt.Kek;
 import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.crypt.KeySource;
-import io.gpdedup.store.report.GcReport;
-import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.store.s3.MotoBuckets;
 import io.gpdedup.store.s3.S3Backend;
 import io.gpdedup.store.s3.S3Settings;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.chunk.ChunkRef;
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.report.VerifyReport;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.ChunkRef;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.s3.Bucket;
 import io.gpdedup.store.s3.LeaseHeldException;
 import io.gpdedup.store.s3.S3Backend;

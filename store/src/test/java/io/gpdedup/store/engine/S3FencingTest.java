@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.codec.Codec;
-import io.gpdedup.store.report.VerifyReport;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.s3.LeaseHeldException;
 import io.gpdedup.store.s3.S3Backend;
 import io.gpdedup.store.s3.S3Settings;

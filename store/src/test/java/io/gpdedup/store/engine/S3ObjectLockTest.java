@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.RetentionLock;
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.RetentionLock;
+import io.gpdedup.protocol.report.GcReport;
 import io.gpdedup.store.recipe.ObjectName;
 import io.gpdedup.store.recipe.ObjectsLockedException;
-import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.s3.MotoBuckets;
 import io.gpdedup.store.s3.S3Backend;
 import io.gpdedup.store.s3.S3Settings;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.container.Container;
-import io.gpdedup.store.report.VerifyReport;
 import io.gpdedup.store.server.StoreFixture;
 import io.gpdedup.testsupport.Damage;
 import java.io.IOException;

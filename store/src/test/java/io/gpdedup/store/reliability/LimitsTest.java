@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.client.StoreServerException;
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.report.VerifyReport;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.client.StoreServerException;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.report.VerifyReport;
+import io.gpdedup.protocol.wire.ErrorCode;
 import io.gpdedup.store.server.ConfigLoader;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.store.server.StoreConfig;

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.client.StoreServerException;
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.ReplicaTarget;
-import io.gpdedup.store.protocol.ReplicationJobStatus;
-import io.gpdedup.store.protocol.ReplicationJobStatus.State;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.client.StoreServerException;
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.ReplicaTarget;
+import io.gpdedup.protocol.wire.ReplicationJobStatus.State;
+import io.gpdedup.protocol.wire.ReplicationJobStatus;
 import io.gpdedup.store.reliability.ObjectIo;
 import io.gpdedup.store.server.StoreFixture;
 import java.io.IOException;

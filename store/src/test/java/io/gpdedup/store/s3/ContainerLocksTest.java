@@ -2,7 +2,7 @@ package io.gpdedup.store.s3;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.gpdedup.store.chunk.RetentionLock;
+import io.gpdedup.protocol.model.RetentionLock;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 

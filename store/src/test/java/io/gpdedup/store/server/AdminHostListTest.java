@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.client.NotServedServer;
+import io.gpdedup.client.NotServedServer;
 import io.gpdedup.testsupport.ConsoleCapture;
 import java.net.InetAddress;
 import java.net.ServerSocket;

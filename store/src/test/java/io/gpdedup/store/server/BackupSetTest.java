@@ -2,7 +2,7 @@ package io.gpdedup.store.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.gpdedup.store.chunk.ObjectInfo;
+import io.gpdedup.protocol.model.ObjectInfo;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

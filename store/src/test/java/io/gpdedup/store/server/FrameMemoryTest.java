@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.StoreProtocolException;
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.StoreProtocolException;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 

@@ -1,17 +1,17 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.chunk.Fingerprint;
-import io.gpdedup.store.chunk.ObjectInfo;
-import io.gpdedup.store.chunk.Recipe;
-import io.gpdedup.store.chunk.StoredChunk;
-import io.gpdedup.store.codec.Codec;
+import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.model.Fingerprint;
+import io.gpdedup.protocol.model.ObjectInfo;
+import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.StoredChunk;
+import io.gpdedup.protocol.report.GcReport;
+import io.gpdedup.protocol.report.UnitStats;
+import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.engine.BackupLease;
 import io.gpdedup.store.engine.Recompression;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.StoreEngine;
-import io.gpdedup.store.report.GcReport;
-import io.gpdedup.store.report.UnitStats;
-import io.gpdedup.store.report.VerifyReport;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;

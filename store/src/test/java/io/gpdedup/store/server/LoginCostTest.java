@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreAuthException;
-import io.gpdedup.store.client.StoreClient;
-import io.gpdedup.store.client.StoreClientException;
-import io.gpdedup.store.client.StoreServerException;
-import io.gpdedup.store.protocol.ErrorCode;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreAuthException;
+import io.gpdedup.client.StoreClient;
+import io.gpdedup.client.StoreClientException;
+import io.gpdedup.client.StoreServerException;
+import io.gpdedup.protocol.wire.ErrorCode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,10 +1,10 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.FrameCodec;
-import io.gpdedup.store.protocol.ProtocolVersions;
-import io.gpdedup.store.protocol.Reply;
-import io.gpdedup.store.protocol.Request;
+import io.gpdedup.protocol.wire.Frame;
+import io.gpdedup.protocol.wire.FrameCodec;
+import io.gpdedup.protocol.wire.ProtocolVersions;
+import io.gpdedup.protocol.wire.Reply;
+import io.gpdedup.protocol.wire.Request;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;

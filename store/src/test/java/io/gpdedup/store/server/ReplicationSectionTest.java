@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.client.ClientSettings;
+import io.gpdedup.client.ClientSettings;
 import io.gpdedup.store.replication.ReplicationSettings;
 import io.gpdedup.store.replication.ReplicationTarget;
 import java.nio.file.Files;

@@ -3,13 +3,13 @@ package io.gpdedup.store.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.protocol.wire.ErrorCode;
+import io.gpdedup.protocol.wire.Frame;
+import io.gpdedup.protocol.wire.ProtocolVersions;
+import io.gpdedup.protocol.wire.Reply;
+import io.gpdedup.protocol.wire.Request;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
-import io.gpdedup.store.protocol.ErrorCode;
-import io.gpdedup.store.protocol.Frame;
-import io.gpdedup.store.protocol.ProtocolVersions;
-import io.gpdedup.store.protocol.Reply;
-import io.gpdedup.store.protocol.Request;
 import io.gpdedup.store.s3.S3Backend;
 import io.gpdedup.store.s3.S3Settings;
 import io.gpdedup.store.s3.TestBuckets;

@@ -1,7 +1,7 @@
 package io.gpdedup.store.server;
 
-import io.gpdedup.store.client.ClientSettings;
-import io.gpdedup.store.client.StoreClient;
+import io.gpdedup.client.ClientSettings;
+import io.gpdedup.client.StoreClient;
 import io.gpdedup.store.engine.DiskStoreEngine;
 import io.gpdedup.store.engine.StoreEngine;
 import java.io.IOException;
