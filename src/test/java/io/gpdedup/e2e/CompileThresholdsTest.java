@@ -44,7 +44,7 @@ class CompileThresholdsTest {
             List<String> agents = HostAgents.serving(host.agentDir()).stream().map(h -> CommandLines.of(h.pid()).orElse("")).toList();
             assertEquals(1, agents.size(), "one host agent serves the call");
             String store = CommandLines.of(host.store().pid()).orElseThrow();
-            assertTrue(store.contains("io.gpdedup.store.server.StoreMain"), "the store's process runs its main class");
+            assertTrue(store.contains("io.gpdedup.store.cli.StoreMain"), "the store's process runs its main class");
             assertRaised("the host agent", agents.get(0));
             assertRaised("the store", store);
             assertTrue(store.contains(CRYPTO_AT_DEFAULTS), "the store's crypto provider is not exempt from the raised thresholds: "

@@ -1,7 +1,7 @@
 package io.gpdedup.appliance;
 
+import io.gpdedup.store.cli.SimulatedAppliance;
 import io.gpdedup.store.engine.StoreEngine;
-import io.gpdedup.store.server.SimulatedAppliance;
 import java.io.IOException;
 import java.nio.file.Path;
 

@@ -12,8 +12,8 @@ import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.model.StoredChunk;
 import io.gpdedup.protocol.wire.ChunkUpload;
-import io.gpdedup.store.server.StoreFixture;
-import io.gpdedup.store.server.StoreMain;
+import io.gpdedup.store.cli.StoreMain;
+import io.gpdedup.store.net.StoreFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -83,7 +83,7 @@ class ApplianceServerTest {
         Files.writeString(profile, "name: x\nscale: fast\n");
         Path cfg = dir.resolve("store.yaml");
         Files.writeString(cfg, "port: 0\ndata-dir: data\nunits: {u: {users: {a: '"
-                + io.gpdedup.store.server.PasswordHash.create("x".toCharArray(), 1000).encoded() + "'}}}\n");
+                + io.gpdedup.store.auth.PasswordHash.create("x".toCharArray(), 1000).encoded() + "'}}}\n");
         assertEquals(2, StoreMain.run("serve", "--config", cfg.toString(), "--appliance-profile", profile.toString()));
         assertEquals(2, StoreMain.run("serve", "--config", cfg.toString(), "--appliance-trace", dir.resolve("t.csv").toString()),
                 "a trace without a profile is a mistake");

@@ -2,11 +2,11 @@ package io.gpdedup.dedup;
 
 import io.gpdedup.client.ClientSettings;
 import io.gpdedup.client.StoreClient;
+import io.gpdedup.store.auth.PasswordHash;
+import io.gpdedup.store.config.StoreConfig;
+import io.gpdedup.store.net.StoreService;
 import io.gpdedup.store.replication.ReplicationTarget;
 import io.gpdedup.store.s3.S3Settings;
-import io.gpdedup.store.server.PasswordHash;
-import io.gpdedup.store.server.StoreConfig;
-import io.gpdedup.store.server.StoreService;
 import io.gpdedup.testsupport.S3Server;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -8,7 +8,7 @@ import io.gpdedup.client.ClientSettings;
 import io.gpdedup.client.StoreClient;
 import io.gpdedup.client.StoreClientException;
 import io.gpdedup.e2e.fixture.StoreProcess;
-import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.auth.PasswordHash;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

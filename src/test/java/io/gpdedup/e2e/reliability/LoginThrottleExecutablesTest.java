@@ -15,7 +15,7 @@ import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.e2e.shell.CallResult;
 import io.gpdedup.e2e.shell.PluginShell;
-import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.auth.PasswordHash;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -14,7 +14,7 @@ import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.e2e.shell.CallResult;
 import io.gpdedup.e2e.shell.PluginShell;
 import io.gpdedup.protocol.model.ObjectInfo;
-import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.tls.SelfSignedCertificate;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

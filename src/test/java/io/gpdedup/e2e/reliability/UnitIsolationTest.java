@@ -16,7 +16,7 @@ import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.wire.Frame;
 import io.gpdedup.protocol.wire.Reply;
 import io.gpdedup.protocol.wire.Request;
-import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.auth.PasswordHash;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -11,7 +11,7 @@ import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.HostAgents;
 import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.e2e.shell.PluginShell;
-import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.testsupport.ByteSearch;
 import io.gpdedup.testsupport.FaultProxy;
 import io.gpdedup.testsupport.S3Server;

@@ -16,7 +16,7 @@ import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.e2e.shell.CallResult;
 import io.gpdedup.e2e.shell.IgnoredSignals;
 import io.gpdedup.e2e.shell.PluginShell;
-import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.testsupport.MotoServer;
 import io.gpdedup.testsupport.S3Server;
 import java.io.ByteArrayInputStream;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreProcess;
-import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.tls.SelfSignedCertificate;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -13,7 +13,7 @@ import io.gpdedup.client.StoreClient;
 import io.gpdedup.e2e.fixture.Dist;
 import io.gpdedup.e2e.fixture.StoreProcess;
 import io.gpdedup.e2e.shell.IgnoredSignals;
-import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.auth.PasswordHash;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.protocol.wire.FrameCodec;
-import io.gpdedup.store.server.StoreFixture;
+import io.gpdedup.store.net.StoreFixture;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -10,7 +10,7 @@ import io.gpdedup.protocol.codec.Codec;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.StoredChunk;
 import io.gpdedup.protocol.wire.ErrorCode;
-import io.gpdedup.store.server.StoreFixture;
+import io.gpdedup.store.net.StoreFixture;
 import io.gpdedup.testsupport.TcpRelay;
 import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;

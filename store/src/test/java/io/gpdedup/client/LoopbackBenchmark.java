@@ -7,7 +7,7 @@ import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.wire.ChunkUpload;
 import io.gpdedup.store.engine.BackupLease;
 import io.gpdedup.store.engine.DiskStoreEngine;
-import io.gpdedup.store.server.StoreFixture;
+import io.gpdedup.store.net.StoreFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;

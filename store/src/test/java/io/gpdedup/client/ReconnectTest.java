@@ -11,7 +11,7 @@ import io.gpdedup.protocol.codec.Codec;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.StoredChunk;
 import io.gpdedup.protocol.report.GcReport;
-import io.gpdedup.store.server.StoreFixture;
+import io.gpdedup.store.net.StoreFixture;
 import io.gpdedup.testsupport.TcpRelay;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;

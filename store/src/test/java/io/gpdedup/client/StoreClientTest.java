@@ -13,7 +13,7 @@ import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.report.UnitStats;
 import io.gpdedup.protocol.wire.ErrorCode;
 import io.gpdedup.protocol.wire.ProtocolVersions;
-import io.gpdedup.store.server.StoreFixture;
+import io.gpdedup.store.net.StoreFixture;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;

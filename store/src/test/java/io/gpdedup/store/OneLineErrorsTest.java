@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.server.StoreMain;
+import io.gpdedup.store.cli.StoreMain;
 import io.gpdedup.testsupport.ConsoleCapture;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -65,7 +65,7 @@ final class ComparedStore implements AutoCloseable {
                     .append("\n  prefix: ").append(bucket.prefix()).append("\n  path-style: true\n  cache-bytes: 1GiB\n");
         }
         yaml.append("units:\n  gpdedup:\n    users:\n      gpdedup: ")
-                .append(io.gpdedup.store.server.PasswordHash.create("gpdedup".toCharArray(), 100_000).encoded()).append('\n');
+                .append(io.gpdedup.store.auth.PasswordHash.create("gpdedup".toCharArray(), 100_000).encoded()).append('\n');
         Files.writeString(home.resolve(".gpdedup/store.yaml"), yaml);
     }
 

@@ -16,7 +16,7 @@ import java.util.List;
  * @param description how they were started, for reports
  */
 record GpdedupCommands(List<String> store, List<String> plugin, Path java, String description) {
-    static final String STORE_MAIN = "io.gpdedup.store.server.StoreMain";
+    static final String STORE_MAIN = "io.gpdedup.store.cli.StoreMain";
     static final String PLUGIN_MAIN = "io.gpdedup.dedup.DedupPlugin";
 
     public GpdedupCommands {

@@ -1,7 +1,7 @@
 package io.gpdedup.bench.runner;
 
 import io.gpdedup.client.ClientSettings;
-import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.testsupport.StoreLauncher;
 import java.io.IOException;
 import java.io.UncheckedIOException;

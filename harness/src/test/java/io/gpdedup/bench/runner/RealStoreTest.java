@@ -45,7 +45,7 @@ class RealStoreTest {
     void startStores(@TempDir Path tmp) throws IOException {
         dir = tmp;
         List<String> java = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), "io.gpdedup.store.server.StoreMain");
+                "-cp", System.getProperty("java.class.path"), "io.gpdedup.store.cli.StoreMain");
         store = LiveStore.start(java, dir.resolve("store"), null, List.of());
         password = Files.writeString(dir.resolve("password"), store.password() + "\n");
         cert = SelfSignedCertificate.generate(dir.resolve("tls"));

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.dedup.DedupPlugin;
 import io.gpdedup.plugin.api.CommandDispatcher;
+import io.gpdedup.store.auth.PasswordHash;
+import io.gpdedup.store.config.StoreConfig;
 import io.gpdedup.store.engine.DiskStoreEngine;
-import io.gpdedup.store.server.PasswordHash;
-import io.gpdedup.store.server.StoreConfig;
-import io.gpdedup.store.server.StoreService;
+import io.gpdedup.store.net.StoreService;
 import io.gpdedup.store.tls.SelfSignedCertificate;
 import io.gpdedup.store.tls.TlsSettings;
 import java.io.ByteArrayInputStream;

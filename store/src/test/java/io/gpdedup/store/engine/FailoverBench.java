@@ -6,7 +6,7 @@ import io.gpdedup.client.StoreServerException;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.wire.ErrorCode;
-import io.gpdedup.store.server.PasswordHash;
+import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.testsupport.S3Server;
 import io.gpdedup.testsupport.StoreLauncher;
 import java.io.IOException;

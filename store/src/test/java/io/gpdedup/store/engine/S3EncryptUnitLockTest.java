@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.protocol.codec.Codec;
 import io.gpdedup.protocol.model.RetentionLock;
+import io.gpdedup.store.auth.PasswordHash;
+import io.gpdedup.store.cli.StoreMain;
 import io.gpdedup.store.crypt.Kek;
 import io.gpdedup.store.crypt.KeySource;
 import io.gpdedup.store.s3.MotoBuckets;
 import io.gpdedup.store.s3.S3Backend;
 import io.gpdedup.store.s3.S3Settings;
-import io.gpdedup.store.server.PasswordHash;
-import io.gpdedup.store.server.StoreMain;
 import io.gpdedup.testsupport.ByteSearch;
 import io.gpdedup.testsupport.ConsoleCapture;
 import io.gpdedup.testsupport.MotoServer;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpdedup.client.StoreClient;
 import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.store.container.Container;
-import io.gpdedup.store.server.StoreFixture;
+import io.gpdedup.store.net.StoreFixture;
 import io.gpdedup.testsupport.Damage;
 import java.io.IOException;
 import java.nio.ByteBuffer;

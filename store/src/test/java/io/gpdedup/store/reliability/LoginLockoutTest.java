@@ -10,7 +10,7 @@ import io.gpdedup.client.StoreClient;
 import io.gpdedup.client.StoreClientException;
 import io.gpdedup.client.StoreServerException;
 import io.gpdedup.protocol.wire.ErrorCode;
-import io.gpdedup.store.server.StoreFixture;
+import io.gpdedup.store.net.StoreFixture;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -13,7 +13,7 @@ import io.gpdedup.protocol.wire.ProtocolVersions;
 import io.gpdedup.protocol.wire.Reply;
 import io.gpdedup.protocol.wire.Request;
 import io.gpdedup.protocol.wire.StoreProtocolException;
-import io.gpdedup.store.server.StoreFixture;
+import io.gpdedup.store.net.StoreFixture;
 import io.gpdedup.testsupport.Mutator;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

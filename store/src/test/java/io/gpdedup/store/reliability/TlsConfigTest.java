@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpdedup.store.server.ConfigLoader;
-import io.gpdedup.store.server.PasswordHash;
-import io.gpdedup.store.server.StoreConfig;
+import io.gpdedup.store.auth.PasswordHash;
+import io.gpdedup.store.config.ConfigLoader;
+import io.gpdedup.store.config.StoreConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,7 +12,7 @@ import io.gpdedup.client.StoreClientException;
 import io.gpdedup.client.StoreConnectException;
 import io.gpdedup.client.StoreServerException;
 import io.gpdedup.protocol.wire.ErrorCode;
-import io.gpdedup.store.server.StoreFixture;
+import io.gpdedup.store.net.StoreFixture;
 import io.gpdedup.store.tls.SelfSignedCertificate;
 import io.gpdedup.store.tls.TlsSettings;
 import java.io.IOException;

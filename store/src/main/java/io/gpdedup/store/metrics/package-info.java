@@ -1,0 +1,4 @@
+/**
+ * The store's Prometheus metrics and the HTTP endpoint that serves them.
+ */
+package io.gpdedup.store.metrics;
