@@ -3,7 +3,8 @@ package io.gpdedup.plugin.agent;
 /**
  * The frames of the launcher-agent protocol. On the wire a frame is its type byte, the payload
  * length as a 4-byte big-endian unsigned integer, then the payload; {@link #maxLength} bounds it.
- * The codes and limits are mirrored in {@code scripts/launcher/gpdedup_launcher.c}.
+ * The codes and limits are mirrored in the launcher module's {@code src/main/c/frames.h}, which
+ * its FramesHeaderTest compares with these.
  */
 enum FrameType {
     /** Launcher to agent, first and once: {@link CallRequest}. */

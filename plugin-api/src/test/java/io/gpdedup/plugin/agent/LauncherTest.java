@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The native launcher (scripts/launcher, compiled here with its build script) against real agent
+ * The native launcher (the launcher module, compiled here with its build script) against real agent
  * processes, run the way gpbackup runs a plugin: a minimal environment without PATH or JAVA_HOME.
  * Skipped, with a message, only when the machine has no C compiler.
  */
@@ -58,7 +58,7 @@ class LauncherTest {
 
     @BeforeAll
     static void compile() throws Exception {
-        Path build = Paths.get("").toAbsolutePath().getParent().resolve("scripts/launcher/build");
+        Path build = Paths.get("").toAbsolutePath().getParent().resolve("launcher/build");
         assertTrue(Files.isExecutable(build), build + " missing");
         Path out = Paths.get("target/launcher-test/gpdedup_launcher").toAbsolutePath();
         Process p = new ProcessBuilder(build.toString(), out.toString()).redirectErrorStream(true).start();
