@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.PluginException;
+import io.gpdedup.testsupport.Allocation;
 import io.gpdedup.testsupport.Mutator;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -8,6 +8,7 @@ import io.gpdedup.plugin.api.OptionSpec;
 import io.gpdedup.plugin.api.PluginConfig;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.plugin.api.PluginOptions;
+import io.gpdedup.testsupport.Allocation;
 import io.gpdedup.testsupport.Mutator;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.gpdedup.plugin.api.fuzz;
+package io.gpdedup.testsupport;
 
 import java.lang.management.ManagementFactory;
 

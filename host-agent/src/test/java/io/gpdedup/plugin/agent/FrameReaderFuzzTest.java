@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.gpdedup.plugin.api.fuzz.Allocation;
+import io.gpdedup.testsupport.Allocation;
 import io.gpdedup.testsupport.Mutator;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
