@@ -1,15 +1,8 @@
 package io.gpdedup.appliance;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.gpdedup.store.StrictYaml;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -195,21 +188,14 @@ public record ApplianceProfile(
 
     /** Reads a YAML profile strictly: every key required, unknown or repeated keys rejected. */
     public static ApplianceProfile load(Path file) {
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (NoSuchFileException e) {
-            throw new ProfileException("appliance profile " + file + " does not exist");
-        } catch (IOException e) {
-            throw new ProfileException("cannot read appliance profile " + file + ": " + e.getMessage());
-        }
-        return parse(text, file.toString());
+        return parse(StrictYaml.readFile(file, "appliance profile", ProfileException::new), file.toString());
     }
 
     /** Parses profile text; {@code source} names it in errors. */
     public static ApplianceProfile parse(String text, String source) {
-        ProfileFile f = read(text, source);
-        String where = "appliance profile " + source + ": ";
+        String where = "appliance profile " + source;
+        ProfileFile f = StrictYaml.read(StrictYaml.mapper().disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT), text, ProfileFile.class,
+                where, ApplianceProfile::expected, ProfileException::new);
         try {
             StreamPart s = required(f.stream, "stream");
             WritePart w = required(f.write, "write");
@@ -236,7 +222,7 @@ public record ApplianceProfile(
                     required(r.streamCapMBps, "read.stream-cap-mbps"),
                     required(r.rawMBps, "read.raw-mbps"));
         } catch (IllegalArgumentException e) {
-            throw new ProfileException(where + e.getMessage());
+            throw new ProfileException(where + ": " + e.getMessage());
         }
     }
 
@@ -320,25 +306,9 @@ public record ApplianceProfile(
         @JsonProperty("raw-mbps") Double rawMBps;
     }
 
-    private static ProfileFile read(String text, String source) {
-        ObjectMapper mapper = StrictYaml.mapper()
-                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
-        String where = "appliance profile " + source;
-        ProfileFile f;
-        try {
-            f = mapper.readValue(text, ProfileFile.class);
-        } catch (UnrecognizedPropertyException e) {
-            throw new ProfileException(where + StrictYaml.at(e.getLocation()) + ": unknown key '" + e.getPropertyName()
-                    + "' in " + StrictYaml.keyPath(e, true, "the top level") + " (known keys there: " + StrictYaml.knownKeys(e) + ")");
-        } catch (JsonMappingException e) {
-            throw new ProfileException(where + StrictYaml.at(e.getLocation()) + ": " + StrictYaml.keyPath(e, false, "the top level") + ": " + e.getOriginalMessage());
-        } catch (JsonProcessingException e) {
-            throw new ProfileException(where + StrictYaml.at(e.getLocation()) + ": " + e.getOriginalMessage());
-        }
-        if (f == null) {
-            throw new ProfileException(where + " is empty");
-        }
-        return f;
+    /** What a value of one of the file's own classes should be, for the message of a wrong one; null for other types. */
+    private static String expected(Class<?> type) {
+        return type.getEnclosingClass() == ApplianceProfile.class ? "a mapping of keys to values" : null;
     }
 
     private static <T> T required(T value, String key) {

@@ -1,6 +1,7 @@
 package io.gpdedup.appliance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -73,7 +74,7 @@ class ApplianceProfileTest {
         ProfileException e = assertThrows(ProfileException.class, () -> ApplianceProfile.parse(text, "t.yaml"));
         assertTrue(e.getMessage().contains("unknown key 'raw-mpbs'"), e.getMessage());
         assertTrue(e.getMessage().contains("line 11"), e.getMessage());
-        assertTrue(e.getMessage().contains("in write"), e.getMessage());
+        assertTrue(e.getMessage().contains("at write.raw-mpbs"), e.getMessage());
     }
 
     @Test
@@ -102,12 +103,24 @@ class ApplianceProfileTest {
         ProfileException e = assertThrows(ProfileException.class, () -> ApplianceProfile.parse(text, "t.yaml"));
         String key = fromTo[1].substring(0, fromTo[1].indexOf(':'));
         assertTrue(e.getMessage().contains(key), e.getMessage());
+        assertFalse(e.getMessage().contains("java."), e.getMessage());
+    }
+
+    @Test
+    void wrongTypeSaysWhatWasExpectedWithoutQuotingTheFile() {
+        String text = seed().toYaml().replace("scale: 0.02", "scale: fast");
+        ProfileException e = assertThrows(ProfileException.class, () -> ApplianceProfile.parse(text, "t.yaml"));
+        assertEquals("appliance profile t.yaml, line 2 column 8: scale: expected a number", e.getMessage());
+        String section = seed().toYaml().replaceAll("host:\n  read-cap-mbps: [^\n]*\n", "host: 3\n");
+        assertTrue(!section.equals(seed().toYaml()), "edit applied");
+        e = assertThrows(ProfileException.class, () -> ApplianceProfile.parse(section, "t.yaml"));
+        assertTrue(e.getMessage().endsWith(": host: expected a mapping of keys to values"), e.getMessage());
     }
 
     @Test
     void emptyAndMissingFilesAreClearErrors(@TempDir Path dir) throws Exception {
         Path empty = Files.writeString(dir.resolve("empty.yaml"), "");
-        assertThrows(ProfileException.class, () -> ApplianceProfile.load(empty));
+        assertEquals("appliance profile " + empty + " is empty", assertThrows(ProfileException.class, () -> ApplianceProfile.load(empty)).getMessage());
         ProfileException e = assertThrows(ProfileException.class, () -> ApplianceProfile.load(dir.resolve("nope.yaml")));
         assertTrue(e.getMessage().contains("does not exist"));
     }

@@ -158,7 +158,7 @@ public final class BackupRestore {
             }
         }
         pool.awaitTermination(30, TimeUnit.SECONDS);
-        rethrow(first);
+        TaskFailure.rethrow(first);
         return new long[] {rows.get(), bytes.get()};
     }
 
@@ -224,25 +224,6 @@ public final class BackupRestore {
             throw new IOException("table " + e.displayName() + ": restored " + n + " rows, the backup recorded " + e.rows());
         }
         return n;
-    }
-
-    private static void rethrow(Exception e) throws IOException, SQLException, InterruptedException {
-        if (e == null) {
-            return;
-        }
-        if (e instanceof IOException io) {
-            throw io;
-        }
-        if (e instanceof SQLException sql) {
-            throw sql;
-        }
-        if (e instanceof InterruptedException ie) {
-            throw ie;
-        }
-        if (e instanceof RuntimeException re) {
-            throw re;
-        }
-        throw new IOException(e);
     }
 
     /** Exactly {@code length} bytes of the underlying stream, then end of file; fails if the stream ends first. */

@@ -82,10 +82,7 @@ public final class DatabaseGenerator {
             }
         } catch (ExecutionException e) {
             pool.shutdownNow();
-            if (e.getCause() instanceof SQLException sql) {
-                throw sql;
-            }
-            throw new IOException(e.getCause());
+            TaskFailure.rethrow(e.getCause());
         }
         int empty = (int) plan.tables().stream().filter(t -> rowsFor(t.bytes()) == 0).count();
         return new Result(schema, plan.tables().size(), empty, rows, bytes, (System.nanoTime() - t0) / 1e9);

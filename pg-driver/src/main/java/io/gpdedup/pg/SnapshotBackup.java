@@ -240,22 +240,7 @@ public final class SnapshotBackup {
                 pool.shutdownNow();
                 pool.awaitTermination(30, TimeUnit.SECONDS);
             }
-            Throwable failure = firstFailure.get();
-            if (failure instanceof IOException io) {
-                throw io;
-            }
-            if (failure instanceof SQLException sql) {
-                throw sql;
-            }
-            if (failure instanceof RuntimeException re) {
-                throw re;
-            }
-            if (failure instanceof InterruptedException ie) {
-                throw ie;
-            }
-            if (failure != null) {
-                throw new IOException(failure);
-            }
+            TaskFailure.rethrow(firstFailure.get());
         }
 
         /** Wraps a task so that its failure, if first, is kept and stops every other task. */

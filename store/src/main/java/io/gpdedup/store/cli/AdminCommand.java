@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpdedup.client.ClientSettings;
-import io.gpdedup.client.ClientTls;
-import io.gpdedup.client.StoreAddress;
 import io.gpdedup.client.StoreClient;
 import io.gpdedup.client.StoreClientException;
 import io.gpdedup.client.StoreServerException;
@@ -20,9 +18,6 @@ import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.protocol.wire.ErrorCode;
 import io.gpdedup.protocol.wire.ReplicationJobStatus;
 import io.gpdedup.store.config.ConfigLoader;
-import io.gpdedup.store.config.DemoConfig;
-import io.gpdedup.store.config.StoreConfig;
-import io.gpdedup.store.config.StorePaths;
 import io.gpdedup.store.retention.BackupFigures;
 import io.gpdedup.store.retention.BackupSet;
 import io.gpdedup.store.retention.BackupVerification;
@@ -30,11 +25,6 @@ import io.gpdedup.store.retention.BackupVerifier;
 import io.gpdedup.store.retention.RetentionPolicy;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -43,55 +33,23 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
  * The admin subcommands: connect to a running server as a client of one storage unit and print
- * what it answers, as text or, with --json, as one JSON document. The address comes from
- * --host/--port, else from the server's own config (--config, else ~/.gpdedup/store.yaml if
- * there is one) and the port file of its data directory; the password from --password-file, else
- * $GPDEDUP_STORE_PASSWORD, else the demo default.
+ * what it answers, as text or, with --json, as one JSON document; {@link StoreConnectionOptions}
+ * says which server and as whom.
  */
 public abstract class AdminCommand implements Callable<Integer> {
-    static final String PASSWORD_ENV = "GPDEDUP_STORE_PASSWORD";
     public static final ObjectMapper JSON = new ObjectMapper();
 
-    @Option(names = "--config", paramLabel = "FILE",
-            description = "the server's config: its listen address, port and data dir (default: ~/.gpdedup/store.yaml if it exists)")
-    Path config;
-
-    @Option(names = "--host", paramLabel = "HOST", description = "server address, or several separated by commas (host or host:port each), "
-            + "tried in order: the stores of a unit and its standby (default: the config's listen-address, else 127.0.0.1)")
-    String host;
-
-    @Option(names = "--port", paramLabel = "N", description = "server port (default: the port file of the data dir, else the config's port, else 7411)")
-    Integer port;
-
-    @Option(names = "--data-dir", paramLabel = "DIR", description = "where to find the port file of a local server (default: the config's data-dir)")
-    Path dataDir;
-
-    @Option(names = "--unit", paramLabel = "UNIT", description = "storage unit (default: ${DEFAULT-VALUE})")
-    String unit = DemoConfig.UNIT;
-
-    @Option(names = "--user", paramLabel = "USER", description = "user (default: ${DEFAULT-VALUE})")
-    String user = DemoConfig.USER;
-
-    @Option(names = "--password-file", paramLabel = "FILE", description = "file whose first line is the password")
-    Path passwordFile;
+    @Mixin
+    StoreConnectionOptions connection;
 
     @Option(names = "--json", description = "print one JSON document, for scripts")
     boolean json;
-
-    @Option(names = "--tls", description = "connect over TLS (a store with tls-cert and tls-key requires it)")
-    boolean tls;
-
-    @Option(names = "--tls-ca-file", paramLabel = "FILE", description = "with --tls: PEM file of the CA or the store's certificate to trust "
-            + "(default: the JDK's trusted CAs)")
-    Path tlsCaFile;
-
-    /** Where the address came from, for the message of a failed connection. */
-    private String addressSource = "";
 
     @Override
     public Integer call() {
@@ -103,13 +61,7 @@ public abstract class AdminCommand implements Callable<Integer> {
         }
         ClientSettings settings;
         try {
-            StoreConfig cfg = serverConfig();
-            settings = ClientSettings.of(addresses(cfg), unit, user, password());
-            if (tls) {
-                settings = settings.withTls(tlsCaFile == null ? ClientTls.systemTrust() : ClientTls.trusting(tlsCaFile));
-            } else if (tlsCaFile != null) {
-                throw new IllegalArgumentException("--tls-ca-file goes with --tls");
-            }
+            settings = connection.settings();
         } catch (ConfigLoader.ConfigException | IOException | IllegalArgumentException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
             return 2;
@@ -117,7 +69,7 @@ public abstract class AdminCommand implements Callable<Integer> {
         try (StoreClient client = StoreClient.connect(settings)) {
             return run(client, System.out);
         } catch (StoreClientException e) {
-            System.err.println("gpdedup-store: " + e.getMessage() + addressSource);
+            System.err.println("gpdedup-store: " + e.getMessage() + connection.addressSource());
             return 1;
         } catch (IOException e) {
             System.err.println("gpdedup-store: " + e.getMessage());
@@ -127,87 +79,13 @@ public abstract class AdminCommand implements Callable<Integer> {
 
     abstract int run(StoreClient client, PrintStream out) throws IOException;
 
+    /** The storage unit the command works on. */
+    String unit() {
+        return connection.unit();
+    }
+
     /** Refuses options that do not go together before connecting. */
     void checkOptions() {
-    }
-
-    /**
-     * The server's config: the one named, else the default one if it exists and no --port says
-     * where to go; else null.
-     */
-    private StoreConfig serverConfig() {
-        if (config != null) {
-            return ConfigLoader.load(config);
-        }
-        Path file = StorePaths.defaultConfigFile();
-        return port == null && Files.isRegularFile(file) ? ConfigLoader.load(file) : null;
-    }
-
-    /** The stores to try: those of --host (an entry without a port gets the one found as below), else one. */
-    private List<StoreAddress> addresses(StoreConfig cfg) throws IOException {
-        int defaultPort = port(cfg);
-        if (host == null) {
-            return List.of(new StoreAddress(host(cfg), defaultPort));
-        }
-        try {
-            return StoreAddress.parseList(host, defaultPort);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--host " + e.getMessage());
-        }
-    }
-
-    private static String host(StoreConfig cfg) {
-        if (cfg == null) {
-            return StoreConfig.DEFAULT_LISTEN_ADDRESS;
-        }
-        String listen = cfg.listenAddress();
-        // A server on every interface is reached on loopback from its own host.
-        return listen.equals("0.0.0.0") || listen.equals("::") ? StoreConfig.DEFAULT_LISTEN_ADDRESS : listen;
-    }
-
-    private int port(StoreConfig cfg) throws IOException {
-        if (port != null) {
-            return port;
-        }
-        Path dir = dataDir != null ? dataDir : cfg != null ? cfg.dataDir() : StorePaths.defaultDataDir();
-        Path file = StorePaths.portFile(dir);
-        if (Files.isRegularFile(file)) {
-            addressSource = " (port from " + file + ")";
-            try {
-                return Integer.parseInt(Files.readString(file).trim());
-            } catch (NumberFormatException e) {
-                throw new IOException("port file " + file + " does not hold a port number");
-            }
-        }
-        if (cfg != null) {
-            addressSource = " (address from config " + (config != null ? config : StorePaths.defaultConfigFile()) + "; no port file " + file + ")";
-            return cfg.port();
-        }
-        addressSource = " (default address: no port file " + file + " and no config; give --config FILE or --host and --port)";
-        return StoreConfig.DEFAULT_PORT;
-    }
-
-    private String password() throws IOException {
-        if (passwordFile != null) {
-            String text;
-            try {
-                text = Files.readString(passwordFile, StandardCharsets.UTF_8);
-            } catch (NoSuchFileException e) {
-                throw new IOException("password file " + passwordFile + " does not exist");
-            } catch (AccessDeniedException e) {
-                throw new IOException("password file " + passwordFile + " is not readable by this user (permission denied)");
-            } catch (IOException e) {
-                throw new IOException("cannot read password file " + passwordFile + ": " + (e.getMessage() == null ? "read failed" : e.getMessage()));
-            }
-            int nl = text.indexOf('\n');
-            String first = (nl < 0 ? text : text.substring(0, nl)).strip();
-            if (first.isEmpty()) {
-                throw new IOException("password file " + passwordFile + " is empty: its first line must be the password");
-            }
-            return first;
-        }
-        String env = System.getenv(PASSWORD_ENV);
-        return env != null ? env : DemoConfig.PASSWORD;
     }
 
     /** Refuses a backup timestamp gpbackup would not have made, naming the command. */
@@ -272,7 +150,7 @@ public abstract class AdminCommand implements Callable<Integer> {
             }
             if (json) {
                 ObjectNode n = JSON.createObjectNode();
-                n.put("unit", unit);
+                n.put("unit", unit());
                 n.put("ok", r.ok());
                 n.put("chunks_checked", r.chunksChecked());
                 n.put("bytes_checked", r.bytesChecked());
@@ -295,14 +173,14 @@ public abstract class AdminCommand implements Callable<Integer> {
             BackupVerifier verifier = new BackupVerifier(client);
             List<BackupSet> backups = verifier.backups(BackupTimestamp.parse(backup), directory);
             if (backups.isEmpty()) {
-                System.err.println("gpdedup-store: no backup " + backup + " in unit " + unit
+                System.err.println("gpdedup-store: no backup " + backup + " in unit " + unit()
                         + (directory == null ? " (in any directory)" : " under directory " + directory));
                 return 1;
             }
             long total = backups.stream().mapToLong(BackupSet::logicalBytes).sum();
             BackupVerification v;
             try (AdminProgress p = AdminProgress.onTerminal("verify", () -> bytes(verifier.bytesDone()) + " of " + bytes(total) + " checked")) {
-                v = new BackupVerification(unit, backup, verifier.check(backups));
+                v = new BackupVerification(unit(), backup, verifier.check(backups));
             }
             if (json) {
                 printJson(out, v.toJson());
@@ -353,7 +231,7 @@ public abstract class AdminCommand implements Callable<Integer> {
             UnitStats s = client.stats();
             if (json) {
                 ObjectNode n = JSON.createObjectNode();
-                n.put("unit", unit);
+                n.put("unit", unit());
                 n.put("objects", s.objects());
                 n.put("logical_bytes", s.logicalBytes());
                 n.put("chunks", s.chunks());
@@ -368,7 +246,7 @@ public abstract class AdminCommand implements Callable<Integer> {
                 printJson(out, n);
                 return 0;
             }
-            out.println("unit:           " + unit);
+            out.println("unit:           " + unit());
             out.println("objects:        " + s.objects());
             out.println("logical bytes:  " + bytes(s.logicalBytes()));
             out.println("chunks:         " + s.chunks());
@@ -441,7 +319,7 @@ public abstract class AdminCommand implements Callable<Integer> {
                 return 0;
             }
             if (figures.isEmpty()) {
-                out.println("no backups in unit " + unit + (directory == null ? "" : " under directory " + directory));
+                out.println("no backups in unit " + unit() + (directory == null ? "" : " under directory " + directory));
                 return 0;
             }
             out.printf(Locale.ROOT, "%-20s %-14s %6s %16s %16s%s %7s  %s%n", "directory", "timestamp", "files", "logical bytes", "new bytes",
@@ -604,7 +482,7 @@ public abstract class AdminCommand implements Callable<Integer> {
                 return 0;
             }
             if (jobs.isEmpty()) {
-                out.println("no replication jobs in unit " + unit);
+                out.println("no replication jobs in unit " + unit());
             }
             for (ReplicationJobStatus j : jobs) {
                 out.println("job " + j.id() + ": " + j.state().name().toLowerCase(Locale.ROOT) + ", " + j.attempts() + " attempts, "

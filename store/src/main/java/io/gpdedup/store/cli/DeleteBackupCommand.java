@@ -37,7 +37,7 @@ final class DeleteBackupCommand extends AdminCommand {
         List<BackupSet> found = BackupSet.of(client.list(BackupSet.backupsOf(directory))).stream()
                 .filter(b -> b.timestamp().equals(timestamp)).toList();
         if (found.isEmpty()) {
-            System.err.println("gpdedup-store: no backup " + timestamp + " in directory " + directory + " of unit " + unit);
+            System.err.println("gpdedup-store: no backup " + timestamp + " in directory " + directory + " of unit " + unit());
             return 1;
         }
         BackupSet b = found.get(0);

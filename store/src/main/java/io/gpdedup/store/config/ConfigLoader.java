@@ -1,12 +1,6 @@
 package io.gpdedup.store.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.protocol.wire.FrameCodec;
 import io.gpdedup.store.StrictYaml;
@@ -18,16 +12,10 @@ import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.jobs.GcSchedule;
 import io.gpdedup.store.net.PlainTextListen;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import org.yaml.snakeyaml.error.Mark;
-import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * Reads the server's YAML config strictly: an unknown or repeated key, a wrong type or a bad
@@ -109,24 +97,15 @@ public final class ConfigLoader {
     }
 
     public static StoreConfig load(Path file) {
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (NoSuchFileException e) {
-            throw new ConfigException("config " + file + " does not exist");
-        } catch (IOException e) {
-            throw new ConfigException("cannot read config " + file + ": " + e.getMessage());
-        }
+        String text = StrictYaml.readFile(file, "config", ConfigException::new);
         Path base = file.toAbsolutePath().getParent();
         return parse(text, file.toString(), base);
     }
 
     /** Parses config text; relative paths in it are taken against {@code base}. */
     static StoreConfig parse(String text, String source, Path base) {
-        ConfigFile f = read(text, source);
-        if (f == null) {
-            throw new ConfigException("config " + source + " is empty");
-        }
+        ConfigFile f = StrictYaml.read(StrictYaml.mapper(), text, ConfigFile.class, "config " + source, ConfigLoader::expected,
+                ConfigException::new);
         if (f.units == null || f.units.isEmpty()) {
             throw new ConfigException("config " + source + ": 'units' is missing: nobody could log in");
         }
@@ -262,48 +241,8 @@ public final class ConfigLoader {
                 f.tlsRequired == null || f.tlsRequired);
     }
 
-    private static ConfigFile read(String text, String source) {
-        ObjectMapper mapper = StrictYaml.mapper();
-        try {
-            JsonNode tree = mapper.readTree(text);
-            if (tree == null || tree.isMissingNode() || tree.isNull()) {
-                return null;
-            }
-            return mapper.readValue(text, ConfigFile.class);
-        } catch (UnrecognizedPropertyException e) {
-            throw new ConfigException("config " + source + StrictYaml.at(e.getLocation()) + ": unknown key '" + e.getPropertyName()
-                    + "' at " + path(e) + " (known keys there: " + StrictYaml.knownKeys(e) + ")");
-        } catch (JsonMappingException e) {
-            throw new ConfigException("config " + source + StrictYaml.at(e.getLocation()) + ": " + path(e) + ": " + mismatch(e));
-        } catch (JsonProcessingException e) {
-            throw new ConfigException("config " + source + syntaxError(e));
-        }
-    }
-
-    /*
-     * The parsers' own messages quote the offending text, and in this file that text is often a
-     * password hash (a stray quote, a colon or a bad indent on a users line): stderr and the
-     * service journal must never hold one, so the messages below are rebuilt from what the
-     * exceptions tell apart, never from the config's text.
-     */
-
-    private static String mismatch(JsonMappingException e) {
-        if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
-            return "expected " + expected(m.getTargetType());
-        }
-        return "not a valid value here";
-    }
-
+    /** What a value of one of this file's own classes should be, for the message of a wrong one; null for other types. */
     private static String expected(Class<?> type) {
-        if (type == Integer.class || type == Long.class || type == int.class || type == long.class) {
-            return "a whole number";
-        }
-        if (type == Boolean.class || type == boolean.class) {
-            return "true or false";
-        }
-        if (type == String.class) {
-            return "a single value, not a list or mapping";
-        }
         if (type == UnitFile.class) {
             return "a mapping with 'users'";
         }
@@ -313,38 +252,13 @@ public final class ConfigLoader {
         if (type == ReplicationSection.TargetFile.class) {
             return "a mapping with 'host' and optionally 'port', 'tls', 'tls-ca-file' and 'units'";
         }
-        if (type == List.class) {
-            return "a list";
-        }
         if (type == StorageSection.StorageFile.class) {
             return "a mapping with 'type' and, for s3, 'bucket'";
         }
-        if (Map.class.isAssignableFrom(type) || type == ConfigFile.class) {
+        if (type == ConfigFile.class) {
             return "a mapping of keys to values";
         }
-        return "another type of value";
-    }
-
-    private static String syntaxError(JsonProcessingException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof MarkedYAMLException y) {
-                // context and problem are the parser's fixed phrases; the marks carry the quoted snippets.
-                String context = y.getContext() == null ? "" : " (" + y.getContext() + mark(" from", y.getContextMark()) + ")";
-                return mark(",", y.getProblemMark()) + ": not valid YAML: " + y.getProblem() + context;
-            }
-        }
-        // Jackson's own syntax errors ("Duplicate field 'x'") name keys only; their later lines may quote the source.
-        String message = e.getOriginalMessage() == null ? "not valid YAML" : e.getOriginalMessage();
-        int nl = message.indexOf('\n');
-        return StrictYaml.at(e.getLocation()) + ": " + (nl < 0 ? message : message.substring(0, nl));
-    }
-
-    private static String mark(String prefix, Mark mark) {
-        return mark == null ? "" : prefix + " line " + (mark.getLine() + 1) + " column " + (mark.getColumn() + 1);
-    }
-
-    private static String path(JsonMappingException e) {
-        return StrictYaml.keyPath(e, false, "top level");
+        return null;
     }
 
     private static <T> T or(T value, T fallback) {

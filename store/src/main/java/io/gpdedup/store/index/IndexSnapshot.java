@@ -1,6 +1,5 @@
 package io.gpdedup.store.index;
 
-import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.store.container.FileSync;
 import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.crypt.BlobSeal;
@@ -15,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedOutputStream;
