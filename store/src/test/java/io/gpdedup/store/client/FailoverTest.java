@@ -11,7 +11,7 @@ import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.server.StoreFixture;
-import io.gpdedup.testsupport.TcpRelay;
+import io.gpdedup.tooling.TcpRelay;
 import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -12,7 +12,7 @@ import io.gpdedup.store.chunk.StoredChunk;
 import io.gpdedup.store.codec.Codec;
 import io.gpdedup.store.report.GcReport;
 import io.gpdedup.store.server.StoreFixture;
-import io.gpdedup.testsupport.TcpRelay;
+import io.gpdedup.tooling.TcpRelay;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

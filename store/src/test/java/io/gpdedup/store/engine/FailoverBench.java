@@ -8,7 +8,7 @@ import io.gpdedup.store.client.StoreServerException;
 import io.gpdedup.store.protocol.ErrorCode;
 import io.gpdedup.store.server.PasswordHash;
 import io.gpdedup.testsupport.S3Server;
-import io.gpdedup.testsupport.StoreLauncher;
+import io.gpdedup.tooling.StoreLauncher;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
