@@ -11,7 +11,7 @@ import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.StoredChunk;
 import io.gpdedup.protocol.wire.ErrorCode;
 import io.gpdedup.store.net.StoreFixture;
-import io.gpdedup.testsupport.TcpRelay;
+import io.gpdedup.tooling.TcpRelay;
 import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -12,7 +12,7 @@ import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.StoredChunk;
 import io.gpdedup.protocol.report.GcReport;
 import io.gpdedup.store.net.StoreFixture;
-import io.gpdedup.testsupport.TcpRelay;
+import io.gpdedup.tooling.TcpRelay;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

@@ -10,7 +10,7 @@ import io.gpdedup.e2e.data.Sha256Sink;
 import io.gpdedup.e2e.layout.Timestamps;
 import io.gpdedup.e2e.shell.CallResult;
 import io.gpdedup.e2e.shell.RunningCall;
-import io.gpdedup.testsupport.TcpRelay;
+import io.gpdedup.tooling.TcpRelay;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

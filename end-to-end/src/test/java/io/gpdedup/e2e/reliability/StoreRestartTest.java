@@ -10,7 +10,7 @@ import io.gpdedup.e2e.layout.Timestamp;
 import io.gpdedup.e2e.layout.Timestamps;
 import io.gpdedup.e2e.shell.CallResult;
 import io.gpdedup.e2e.shell.RunningCall;
-import io.gpdedup.testsupport.TcpRelay;
+import io.gpdedup.tooling.TcpRelay;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

@@ -89,7 +89,7 @@ class PlainTextListenTest {
                 "--metrics-port", "-1");
         pb.environment().put("HOME", home.toString());
         pb.redirectError(ProcessBuilder.Redirect.appendTo(home.resolve("store.err").toFile()));
-        io.gpdedup.testsupport.StoreLauncher.Started s = io.gpdedup.testsupport.StoreLauncher.start(pb, home.resolve("store.port"),
+        io.gpdedup.tooling.StoreLauncher.Started s = io.gpdedup.tooling.StoreLauncher.start(pb, home.resolve("store.port"),
                 java.time.Duration.ofSeconds(60), home.resolve("store.err"));
         s.process().destroy();
         assertEquals(0, s.process().waitFor(), "a clean stop");

@@ -2,7 +2,7 @@ package io.gpdedup.bench.compare;
 
 import io.gpdedup.client.ClientSettings;
 import io.gpdedup.client.StoreClient;
-import io.gpdedup.testsupport.StoreLauncher;
+import io.gpdedup.tooling.StoreLauncher;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -50,7 +50,7 @@ final class Commands {
         return List.of(
                 String.format(Locale.ROOT, "profile %s at scale %s: live rates and data sizes are the reference's x %s; durations are the reference's",
                         s.profile().name(), s.profile().scale(), s.profile().scale()),
-                "store: " + s.dist().home().resolve("bin").resolve(Installation.STORE) + " on 127.0.0.1, engine-threads " + LiveStore.ENGINE_THREADS,
+                "store: " + s.dist().home().resolve("bin").resolve(Installation.APPLIANCE_STORE) + " on 127.0.0.1, engine-threads " + LiveStore.ENGINE_THREADS,
                 "MB = 2^20 bytes, as in the published figures");
     }
 }

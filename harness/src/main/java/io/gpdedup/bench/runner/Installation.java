@@ -6,13 +6,16 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * The gpdedup installation the live runs drive ({@code bin/gpdedup-store}, {@code bin/gpbackup_dedup_plugin}):
- * the one given, else the one this harness runs from ({@code <dist>/lib/harness.jar}), else system
- * property {@code gpdedup.dist}.
+ * The gpdedup installation the live runs drive ({@code bin/gpdedup-store}, or with a profile
+ * {@code bin/gpdedup-appliance}, and {@code bin/gpbackup_dedup_plugin}): the one given, else the
+ * one this harness runs from ({@code <dist>/lib/harness.jar}), else system property
+ * {@code gpdedup.dist}.
  */
 public record Installation(Path home) {
     public static final String PROPERTY = "gpdedup.dist";
     public static final String STORE = "gpdedup-store";
+    /** The store with the appliance simulation on its classpath: the product's store refuses a profile. */
+    public static final String APPLIANCE_STORE = "gpdedup-appliance";
     public static final String DEDUP_PLUGIN = "gpbackup_dedup_plugin";
 
     public static Installation locate(Path given) {

@@ -2,7 +2,7 @@ package io.gpdedup.bench.runner;
 
 import io.gpdedup.client.ClientSettings;
 import io.gpdedup.store.auth.PasswordHash;
-import io.gpdedup.testsupport.StoreLauncher;
+import io.gpdedup.tooling.StoreLauncher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -54,11 +54,12 @@ final class LiveStore implements AutoCloseable {
     }
 
     /**
-     * Starts the store of {@code dist} under {@code workDir} (created) with the profile, when given,
-     * and waits until it listens.
+     * Starts the store of {@code dist} under {@code workDir} (created) with the profile, when given
+     * (through {@code gpdedup-appliance}, the store with the simulation), and waits until it listens.
      */
     public static LiveStore start(Installation dist, Path workDir, Path profile) throws IOException {
-        return start(List.of(dist.executable(Installation.STORE).toString()), workDir, profile, List.of());
+        String store = profile == null ? Installation.STORE : Installation.APPLIANCE_STORE;
+        return start(List.of(dist.executable(store).toString()), workDir, profile, List.of());
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.gpdedup.bench.runner;
 
-import io.gpdedup.testsupport.TcpRelay;
+import io.gpdedup.tooling.TcpRelay;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -58,7 +58,8 @@ final class ServeCommand implements Callable<Integer> {
     boolean standby;
 
     @Option(names = "--appliance-profile", paramLabel = "FILE",
-            description = "serve through a simulated appliance with this profile (e.g. profiles/seed003.yaml)")
+            description = "gpdedup-appliance only (the product store refuses it): serve through a simulated appliance with this "
+                + "profile (e.g. profiles/seed003.yaml)")
     Path applianceProfile;
 
     @Option(names = "--appliance-trace", paramLabel = "FILE",
@@ -70,9 +71,11 @@ final class ServeCommand implements Callable<Integer> {
         StoreConfig cfg;
         SimulatedAppliance.Profile profile = null;
         try {
+            // Before the demo config is written: a store without the simulation (the product's) changes nothing.
+            SimulatedAppliance appliance = applianceProfile == null ? null : SimulatedAppliance.find();
             cfg = loadConfig();
-            if (applianceProfile != null) {
-                profile = SimulatedAppliance.find().load(applianceProfile.toAbsolutePath(), applianceTrace);
+            if (appliance != null) {
+                profile = appliance.load(applianceProfile.toAbsolutePath(), applianceTrace);
             } else if (applianceTrace != null) {
                 throw new IllegalArgumentException("--appliance-trace needs an appliance profile");
             }

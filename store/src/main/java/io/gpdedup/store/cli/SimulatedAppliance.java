@@ -9,7 +9,9 @@ import java.util.ServiceLoader;
 /**
  * A simulated appliance the store can serve through ({@code serve --appliance-profile}): the
  * benchmarks' stand-in for a closed deduplicating appliance. It lives in the appliance module and
- * is found on the classpath when asked for, so the store itself carries no simulation.
+ * is found on the classpath when asked for, so the store itself carries no simulation: the
+ * product's {@code gpdedup-store} has no appliance on its classpath, the tool
+ * {@code gpdedup-appliance} (the same main with lib/appliance.jar) has.
  */
 public interface SimulatedAppliance {
     /**
@@ -29,12 +31,12 @@ public interface SimulatedAppliance {
         String description();
     }
 
-    /** The simulation on the classpath; IllegalStateException when this installation has none. */
+    /** The simulation on the classpath; IllegalStateException when there is none (the product's store). */
     static SimulatedAppliance find() {
         Iterator<SimulatedAppliance> found = ServiceLoader.load(SimulatedAppliance.class).iterator();
         if (!found.hasNext()) {
-            throw new IllegalStateException("--appliance-profile needs the appliance simulation (appliance.jar), "
-                    + "which is not installed with this store");
+            throw new IllegalStateException("--appliance-profile is not part of the product gpdedup-store: "
+                    + "serve through a simulated appliance with gpdedup-appliance serve --appliance-profile FILE");
         }
         return found.next();
     }

@@ -115,8 +115,8 @@ class StoreMainProcessTest {
     }
 
     @Test
-    void anApplianceProfileWithoutTheSimulationInstalledIsRefusedInOneLine(@TempDir Path dir) throws Exception {
-        // The store's own classpath has no appliance module: serve must say so, open nothing and exit 2.
+    void anApplianceProfileIsRefusedByTheProductStoreInOneLine(@TempDir Path dir) throws Exception {
+        // The store's own classpath has no appliance module (as the product's): serve must say so, open nothing and exit 2.
         Path cfg = dir.resolve("store.yaml");
         Files.writeString(cfg, "port: 0\ndata-dir: data\nunits: {u: {users: {a: '"
                 + PasswordHash.create("x".toCharArray(), 1000).encoded() + "'}}}\n");
@@ -124,7 +124,8 @@ class StoreMainProcessTest {
                 () -> StoreMain.run("serve", "--config", cfg.toString(), "--appliance-profile", dir.resolve("p.yaml").toString()));
         String said = run.err();
         assertEquals(2, run.exit(), said);
-        assertEquals("gpdedup-store: --appliance-profile needs the appliance simulation (appliance.jar), which is not installed with this store\n",
+        assertEquals("gpdedup-store: --appliance-profile is not part of the product gpdedup-store: "
+                + "serve through a simulated appliance with gpdedup-appliance serve --appliance-profile FILE\n",
                 said);
         assertTrue(Files.notExists(dir.resolve("data")), "nothing was created");
     }

@@ -8,7 +8,7 @@ import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.wire.ErrorCode;
 import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.testsupport.S3Server;
-import io.gpdedup.testsupport.StoreLauncher;
+import io.gpdedup.tooling.StoreLauncher;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;

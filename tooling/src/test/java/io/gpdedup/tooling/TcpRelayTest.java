@@ -1,4 +1,4 @@
-package io.gpdedup.testsupport;
+package io.gpdedup.tooling;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

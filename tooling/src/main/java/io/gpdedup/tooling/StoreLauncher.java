@@ -1,4 +1,4 @@
-package io.gpdedup.testsupport;
+package io.gpdedup.tooling;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
