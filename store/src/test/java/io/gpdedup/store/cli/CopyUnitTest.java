@@ -12,6 +12,7 @@ import io.gpdedup.protocol.model.ObjectInfo;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.protocol.model.StoredChunk;
+import io.gpdedup.store.SdkCredentials;
 import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.config.ConfigLoader;
 import io.gpdedup.store.engine.BackupLease;
@@ -28,10 +29,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code gpdedup-store copy-unit}: a unit of a local data directory copied into a bucket, then served from there. */
@@ -40,18 +40,8 @@ class CopyUnitTest {
     @TempDir
     Path dir;
 
-    @BeforeEach
-    void credentials() {
-        // The AWS SDK's default chain reads these first (a store reads the environment; the test JVM cannot set that).
-        System.setProperty("aws.accessKeyId", S3Server.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3Server.CREDENTIAL);
-    }
-
-    @AfterEach
-    void forget() {
-        System.clearProperty("aws.accessKeyId");
-        System.clearProperty("aws.secretAccessKey");
-    }
+    @RegisterExtension
+    final SdkCredentials credentials = new SdkCredentials(S3Server.IDENTITY, S3Server.CREDENTIAL);
 
     private static final RetentionLock LOCK = new RetentionLock(RetentionLock.Mode.COMPLIANCE, 4_000_000_000_000L);
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpdedup.protocol.codec.Codec;
 import io.gpdedup.protocol.model.RetentionLock;
+import io.gpdedup.store.SdkCredentials;
 import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.cli.StoreMain;
 import io.gpdedup.store.crypt.Kek;
@@ -26,10 +27,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ObjectLockMode;
@@ -50,17 +50,8 @@ class S3EncryptUnitLockTest {
     @TempDir
     Path dir;
 
-    @BeforeEach
-    void credentials() {
-        System.setProperty("aws.accessKeyId", MotoServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", MotoServer.CREDENTIAL);
-    }
-
-    @AfterEach
-    void forget() {
-        System.clearProperty("aws.accessKeyId");
-        System.clearProperty("aws.secretAccessKey");
-    }
+    @RegisterExtension
+    final SdkCredentials credentials = new SdkCredentials(MotoServer.IDENTITY, MotoServer.CREDENTIAL);
 
     private DiskStoreEngine open(S3Settings s3, Kek kek) {
         return DiskStoreEngine.open(dir.resolve("data"), SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve("cache")),

@@ -10,6 +10,8 @@ import io.gpdedup.protocol.codec.Codec;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.report.GcReport;
 import io.gpdedup.protocol.report.VerifyReport;
+import io.gpdedup.store.SdkCredentials;
+import io.gpdedup.store.StoreRun;
 import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.cli.StoreMain;
 import io.gpdedup.store.crypt.Kek;
@@ -30,12 +32,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -62,18 +61,8 @@ class S3EncryptionTest {
     @TempDir
     Path dir;
 
-    @BeforeEach
-    void credentials() {
-        // For the store's own commands run in this JVM: the AWS SDK's default chain reads these first.
-        System.setProperty("aws.accessKeyId", S3Server.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3Server.CREDENTIAL);
-    }
-
-    @AfterEach
-    void forget() {
-        System.clearProperty("aws.accessKeyId");
-        System.clearProperty("aws.secretAccessKey");
-    }
+    @RegisterExtension
+    final SdkCredentials credentials = new SdkCredentials(S3Server.IDENTITY, S3Server.CREDENTIAL);
 
     /** Random bytes, which no codec shrinks, with the marker in them every 10,000 bytes. */
     private static byte[] marked(long seed, int length) {
@@ -308,11 +297,11 @@ class S3EncryptionTest {
         try (DiskStoreEngine engine = open(s3, a)) {
             TestObjects.backup(engine.unit("prod"), "a", marked(5, 30_000), 8192, Codec.NONE);
         }
-        Run wrong = serve(config(s3, keyB));
-        assertOneLine(wrong, 2, "gpdedup-store: unit prod is encrypted under key " + a.id() + ", not under the configured key " + b.id()
+        StoreRun.Result wrong = serve(config(s3, keyB));
+        StoreRun.assertOneLine(wrong, 2, "gpdedup-store: unit prod is encrypted under key " + a.id() + ", not under the configured key " + b.id()
                 + ": wrong key");
-        Run none = serve(config(s3, null));
-        assertOneLine(none, 2, "gpdedup-store: unit prod is encrypted, but the config has no encryption key");
+        StoreRun.Result none = serve(config(s3, null));
+        StoreRun.assertOneLine(none, 2, "gpdedup-store: unit prod is encrypted, but the config has no encryption key");
 
         try (S3Client s3raw = raw(s3)) {
             byte[] keys = s3raw.getObjectAsBytes(r -> r.bucket(bucketOf(s3)).key("site1/units/prod/keys")).asByteArray();
@@ -371,7 +360,7 @@ class S3EncryptionTest {
         }
         Path rotated = Files.writeString(dir.resolve("rotated.yaml"), Files.readString(config).replace(keyFile.toString(), newKey.toString()));
         String refusal = "unit prod: a conversion to encrypted did not finish; run gpdedup-store encrypt-unit prod again";
-        assertOneLine(serve(rotated), 2, "gpdedup-store: " + refusal);
+        StoreRun.assertOneLine(serve(rotated), 2, "gpdedup-store: " + refusal);
         ConsoleCapture rotate = ConsoleCapture.run(() -> StoreMain.run("rotate-key", "--config", rotated.toString(), "--new-key-file",
                 keyFile.toString()));
         assertEquals(2, rotate.exit(), rotate.err());
@@ -495,41 +484,8 @@ class S3EncryptionTest {
         return file;
     }
 
-    private record Run(int exit, String stderr) {
-    }
-
     /** {@code gpdedup-store serve} in its own JVM, with the bucket's credentials in its environment; it must stop by itself. */
-    private Run serve(Path config) throws Exception {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        ProcessBuilder pb = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), StoreMain.class.getName(),
-                "serve", "--config", config.toString());
-        pb.environment().put("AWS_ACCESS_KEY_ID", S3Server.IDENTITY);
-        pb.environment().put("AWS_SECRET_ACCESS_KEY", S3Server.CREDENTIAL);
-        pb.environment().put("HOME", dir.toString());
-        Process p = pb.start();
-        p.getOutputStream().close();
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
-        CompletableFuture.supplyAsync(() -> drain(p.getInputStream()));
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("the store did not stop by itself");
-        }
-        return new Run(p.exitValue(), err.get(10, TimeUnit.SECONDS));
-    }
-
-    private static String drain(java.io.InputStream in) {
-        try (in) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    private static void assertOneLine(Run r, int exit, String start) {
-        assertEquals(exit, r.exit(), r.stderr());
-        List<String> lines = r.stderr().lines().filter(l -> l.startsWith("gpdedup-store: ")).toList();
-        assertEquals(1, lines.size(), r.stderr());
-        assertTrue(lines.get(0).startsWith(start), r.stderr());
-        assertTrue(!r.stderr().contains("Exception") && !r.stderr().contains("\tat "), "no class names or stack traces: " + r.stderr());
+    private StoreRun.Result serve(Path config) throws Exception {
+        return StoreRun.toExit(StoreRun.serve(config, S3Server.IDENTITY, S3Server.CREDENTIAL));
     }
 }

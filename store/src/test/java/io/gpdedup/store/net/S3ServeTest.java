@@ -13,8 +13,8 @@ import io.gpdedup.protocol.model.ChunkRef;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.wire.ChunkUpload;
+import io.gpdedup.store.StoreRun;
 import io.gpdedup.store.auth.PasswordHash;
-import io.gpdedup.store.cli.StoreMain;
 import io.gpdedup.store.s3.MotoBuckets;
 import io.gpdedup.testsupport.MotoServer;
 import io.gpdedup.testsupport.S3Server;
@@ -26,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -50,9 +49,6 @@ class S3ServeTest {
     @TempDir
     Path dir;
 
-    private record Run(int exit, String stderr) {
-    }
-
     private Path config(String name, String endpoint, String bucket) throws IOException {
         return config(name, endpoint, bucket, "");
     }
@@ -68,59 +64,27 @@ class S3ServeTest {
     }
 
     private static ProcessBuilder serve(Path config, String secret) {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        ProcessBuilder pb = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), StoreMain.class.getName(),
-                "serve", "--config", config.toString());
-        Map<String, String> env = pb.environment();
-        env.put("AWS_ACCESS_KEY_ID", S3Server.IDENTITY);
-        env.put("AWS_SECRET_ACCESS_KEY", secret);
-        env.put("HOME", config.getParent().toString());
-        return pb;
-    }
-
-    private static Run runToExit(ProcessBuilder pb) throws Exception {
-        Process p = pb.start();
-        p.getOutputStream().close();
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
-        CompletableFuture.supplyAsync(() -> drain(p.getInputStream()));
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the store did not exit");
-        return new Run(p.exitValue(), err.get(10, TimeUnit.SECONDS));
-    }
-
-    private static String drain(java.io.InputStream in) {
-        try (in) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    private static void assertOneLine(Run r, int exit, String start) {
-        assertEquals(exit, r.exit(), r.stderr());
-        List<String> lines = r.stderr().lines().filter(l -> l.startsWith("gpdedup-store: ")).toList();
-        assertEquals(1, lines.size(), r.stderr());
-        assertTrue(lines.get(0).startsWith(start), r.stderr());
-        assertTrue(!r.stderr().contains("Exception") && !r.stderr().contains("\tat "), "no class names or stack traces: " + r.stderr());
+        return StoreRun.serve(config, S3Server.IDENTITY, secret);
     }
 
     @Test
     void aBucketThatCannotBeUsedStopsTheStartWithOneLine() throws Exception {
         S3Server server = S3Server.shared();
         String bucket = server.newBucket("serve-check");
-        Run missing = runToExit(serve(config("missing", server.endpoint().toString(), "no-such-bucket"), S3Server.CREDENTIAL));
-        assertOneLine(missing, 2, "gpdedup-store: storage: bucket no-such-bucket does not exist at " + server.endpoint()
+        StoreRun.Result missing = StoreRun.toExit(serve(config("missing", server.endpoint().toString(), "no-such-bucket"), S3Server.CREDENTIAL));
+        StoreRun.assertOneLine(missing, 2, "gpdedup-store: storage: bucket no-such-bucket does not exist at " + server.endpoint()
                 + ": create it, or set storage.bucket to an existing one");
 
-        Run wrongKey = runToExit(serve(config("wrong", server.endpoint().toString(), bucket), "not-the-secret"));
-        assertOneLine(wrongKey, 2, "gpdedup-store: storage: list bucket " + bucket);
+        StoreRun.Result wrongKey = StoreRun.toExit(serve(config("wrong", server.endpoint().toString(), bucket), "not-the-secret"));
+        StoreRun.assertOneLine(wrongKey, 2, "gpdedup-store: storage: list bucket " + bucket);
         assertTrue(wrongKey.stderr().contains("check the credentials"), wrongKey.stderr());
 
         int closed;
         try (ServerSocket s = new ServerSocket(0)) {
             closed = s.getLocalPort();
         }
-        Run nowhere = runToExit(serve(config("nowhere", "http://127.0.0.1:" + closed, bucket), S3Server.CREDENTIAL));
-        assertOneLine(nowhere, 2, "gpdedup-store: storage: list bucket " + bucket);
+        StoreRun.Result nowhere = StoreRun.toExit(serve(config("nowhere", "http://127.0.0.1:" + closed, bucket), S3Server.CREDENTIAL));
+        StoreRun.assertOneLine(nowhere, 2, "gpdedup-store: storage: list bucket " + bucket);
         assertTrue(nowhere.stderr().contains("cannot reach http://127.0.0.1:" + closed), nowhere.stderr());
     }
 
@@ -130,8 +94,8 @@ class S3ServeTest {
         String lock = "    retention-lock: {mode: governance, days: 30}\n";
         MotoServer moto = MotoServer.shared();
         String plain = moto.newBucket("serve-nolock", false);
-        Run onMoto = runToExit(serve(config("moto", moto.endpoint().toString(), plain, lock), S3Server.CREDENTIAL));
-        assertOneLine(onMoto, 2, "gpdedup-store: storage: units.prod.retention-lock asks for governance locks of 30 days, but bucket "
+        StoreRun.Result onMoto = StoreRun.toExit(serve(config("moto", moto.endpoint().toString(), plain, lock), S3Server.CREDENTIAL));
+        StoreRun.assertOneLine(onMoto, 2, "gpdedup-store: storage: units.prod.retention-lock asks for governance locks of 30 days, but bucket "
                 + plain + " at " + moto.endpoint() + " does not have S3 Object Lock enabled: create the bucket with object lock enabled");
         try (S3Client raw = MotoBuckets.client()) {
             assertEquals(0, raw.listObjectVersions(b -> b.bucket(plain)).versions().size(), "nothing written to the bucket");
@@ -140,8 +104,8 @@ class S3ServeTest {
 
         S3Server proxy = S3Server.shared();
         String bucket = proxy.newBucket("serve-proxy-lock");
-        Run onProxy = runToExit(serve(config("proxy", proxy.endpoint().toString(), bucket, lock), S3Server.CREDENTIAL));
-        assertOneLine(onProxy, 2, "gpdedup-store: storage: units.prod.retention-lock asks for governance locks of 30 days, but bucket "
+        StoreRun.Result onProxy = StoreRun.toExit(serve(config("proxy", proxy.endpoint().toString(), bucket, lock), S3Server.CREDENTIAL));
+        StoreRun.assertOneLine(onProxy, 2, "gpdedup-store: storage: units.prod.retention-lock asks for governance locks of 30 days, but bucket "
                 + bucket + " at " + proxy.endpoint() + " does not have S3 Object Lock enabled");
         try (Stream<Path> files = Files.list(proxy.bucketDirectory(bucket))) {
             assertEquals(0, files.count(), "nothing written to the bucket");
@@ -185,8 +149,8 @@ class S3ServeTest {
                 s.commit("db/one", recipe).join();
             }
 
-            Run second = runToExit(serve(config("second", server.endpoint().toString(), bucket), S3Server.CREDENTIAL));
-            assertOneLine(second, 1, "gpdedup-store: storage unit prod is served by the store on host ");
+            StoreRun.Result second = StoreRun.toExit(serve(config("second", server.endpoint().toString(), bucket), S3Server.CREDENTIAL));
+            StoreRun.assertOneLine(second, 1, "gpdedup-store: storage unit prod is served by the store on host ");
             assertTrue(second.stderr().contains("(pid " + first.pid() + ","), second.stderr());
         } finally {
             first.destroy(); // SIGTERM: a clean stop gives the lease back
