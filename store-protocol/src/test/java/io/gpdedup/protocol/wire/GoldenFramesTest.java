@@ -36,8 +36,8 @@ import org.junit.jupiter.api.Test;
  * every later version; which forms a connection may send is the store's and client's version capping).
  * Each line also holds a digest of what the decoder makes of that frame cut short at every length,
  * with a byte appended, and with each byte set to each of a few values: the same frames accepted, the
- * same ones refused with the same message. The file was printed by {@link #main} from the codec's
- * hand-written form; run it only to add the lines of a new form, and check that no other line changes.
+ * same ones refused with the same message. The file was printed by {@link #main}: run it only to add
+ * the lines of a new form, and check that no other line changes.
  */
 class GoldenFramesTest {
     private static final String RESOURCE = "golden-frames.txt";
