@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
  * The one codec of the protocol (docs/protocol.md): frames to bytes and back. A frame on the wire
  * is a 4-byte length followed by that many bytes; {@link #decode} takes those bytes, {@link #encode}
  * produces the whole frame including the length. The header is this class's; each body is its
- * message's ({@link Message}).
+ * record's, which {@link MessageType} names.
  */
 public final class FrameCodec {
     /** Size of the length field that precedes every frame. */
@@ -46,7 +46,7 @@ public final class FrameCodec {
         out.put((byte) frame.type().code());
         out.put((byte) (frame.more() ? FLAG_MORE : 0));
         out.putInt(frame.requestId());
-        frame.message().writeBody(new WireWriter(out));
+        frame.type().writeBody(new WireWriter(out), frame.message());
         if (out.hasRemaining()) {
             throw new IllegalStateException(frame.type() + ": " + out.remaining() + " bytes left unwritten, the frame is shorter");
         }
@@ -54,7 +54,7 @@ public final class FrameCodec {
 
     /** The value of the length field for this frame: header plus body. */
     public static int frameLength(Frame frame) {
-        long n = HEADER + frame.message().bodySize();
+        long n = HEADER + frame.type().bodySize(frame.message());
         if (n > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(frame.type() + " does not fit in a frame");
         }
@@ -79,7 +79,7 @@ public final class FrameCodec {
         if (more && !type.splittable()) {
             throw WireReader.malformed(type + " cannot carry the MORE flag");
         }
-        Message message = type.read(in);
+        Message message = type.readBody(in);
         in.end(type);
         return new Frame(requestId, more, message);
     }

@@ -1,16 +1,13 @@
 package io.gpdedup.protocol.wire;
 
 /**
- * A message of the protocol. Each message owns its body on the wire (docs/protocol.md section 4):
- * its size and how it is written here, how it is read in the reader its {@link MessageType}
- * names. Adding a message is its record and its line in {@link MessageType}, plus its test.
+ * A message of the protocol. Each message's record describes its body on the wire once
+ * (docs/protocol.md section 4), as its {@code BODY}; {@link MessageType} pairs the record and its
+ * body with a type code. Adding a message is its record and its line in {@link MessageType}, plus
+ * its forms in the tests (FrameCodecTest, GoldenFramesTest).
  */
 public sealed interface Message permits Request, Reply {
-    MessageType type();
-
-    /** Bytes of the body (above {@code Integer.MAX_VALUE} for a body no frame can hold). */
-    long bodySize();
-
-    /** Writes exactly {@link #bodySize()} bytes. */
-    void writeBody(WireWriter out);
+    default MessageType type() {
+        return MessageType.of(this);
+    }
 }

@@ -3,57 +3,52 @@ package io.gpdedup.protocol.wire;
 import static io.gpdedup.protocol.wire.ProtocolVersions.V1;
 import static io.gpdedup.protocol.wire.ProtocolVersions.V2;
 import static io.gpdedup.protocol.wire.ProtocolVersions.V3;
+import static io.gpdedup.protocol.wire.WireType.empty;
 
 /**
  * The type byte of a frame (docs/protocol.md section 4): its code, the protocol version that
- * introduced it and the reader of its body.
+ * introduced it, the record of its messages and their body (the record's {@code BODY}, or none).
  */
 public enum MessageType {
-    HELLO(0x01, V1, Request.Hello::read),
-    AUTH(0x02, V1, Request.Auth::read),
-    BEGIN_BACKUP(0x03, V1, in -> new Request.BeginBackup()),
-    MISSING(0x04, V1, Request.Missing::read),
-    PUT_CHUNKS(0x05, V1, Request.PutChunks::read),
-    APPEND_RECIPE(0x06, V1, Request.AppendRecipe::read),
-    COMMIT(0x07, V1, Request.Commit::read),
-    ABORT(0x08, V1, Request.Abort::read),
-    GET_RECIPE(0x09, V1, Request.GetRecipe::read),
-    GET_CHUNKS(0x0A, V1, Request.GetChunks::read),
-    LIST(0x0B, V1, Request.ListObjects::read),
-    DELETE(0x0C, V1, Request.DeleteObjects::read),
-    STATS(0x0D, V1, in -> new Request.GetStats()),
-    VERIFY(0x0E, V1, in -> new Request.Verify()),
-    GC(0x0F, V1, in -> new Request.CollectGarbage()),
-    PING(0x10, V1, in -> new Request.Ping()),
-    DELETE_OBJECT(0x11, V1, Request.DeleteObject::read),
-    REPLICATE(0x12, V2, Request.Replicate::read),
-    REPLICATION_STATUS(0x13, V2, in -> new Request.ReplicationStatus()),
-    SYNC(0x14, V3, Request.Sync::read),
-    SETTINGS(0x15, V3, in -> new Request.GetSettings()),
+    HELLO(0x01, V1, Request.Hello.class, Request.Hello.BODY),
+    AUTH(0x02, V1, Request.Auth.class, Request.Auth.BODY),
+    BEGIN_BACKUP(0x03, V1, Request.BeginBackup.class, empty(Request.BeginBackup::new)),
+    MISSING(0x04, V1, Request.Missing.class, Request.Missing.BODY),
+    PUT_CHUNKS(0x05, V1, Request.PutChunks.class, Request.PutChunks.BODY),
+    APPEND_RECIPE(0x06, V1, Request.AppendRecipe.class, Request.AppendRecipe.BODY),
+    COMMIT(0x07, V1, Request.Commit.class, Request.Commit.BODY),
+    ABORT(0x08, V1, Request.Abort.class, Request.Abort.BODY),
+    GET_RECIPE(0x09, V1, Request.GetRecipe.class, Request.GetRecipe.BODY),
+    GET_CHUNKS(0x0A, V1, Request.GetChunks.class, Request.GetChunks.BODY),
+    LIST(0x0B, V1, Request.ListObjects.class, Request.ListObjects.BODY),
+    DELETE(0x0C, V1, Request.DeleteObjects.class, Request.DeleteObjects.BODY),
+    STATS(0x0D, V1, Request.GetStats.class, empty(Request.GetStats::new)),
+    VERIFY(0x0E, V1, Request.Verify.class, empty(Request.Verify::new)),
+    GC(0x0F, V1, Request.CollectGarbage.class, empty(Request.CollectGarbage::new)),
+    PING(0x10, V1, Request.Ping.class, empty(Request.Ping::new)),
+    DELETE_OBJECT(0x11, V1, Request.DeleteObject.class, Request.DeleteObject.BODY),
+    REPLICATE(0x12, V2, Request.Replicate.class, Request.Replicate.BODY),
+    REPLICATION_STATUS(0x13, V2, Request.ReplicationStatus.class, empty(Request.ReplicationStatus::new)),
+    SYNC(0x14, V3, Request.Sync.class, Request.Sync.BODY),
+    SETTINGS(0x15, V3, Request.GetSettings.class, empty(Request.GetSettings::new)),
 
-    OK(0x80, V1, in -> new Reply.Ok()),
-    HELLO_OK(0x81, V1, Reply.HelloOk::read),
-    AUTH_OK(0x82, V1, in -> new Reply.AuthOk()),
-    LEASE(0x83, V1, Reply.LeaseGranted::read),
-    MISSING_BITMAP(0x84, V1, Reply.MissingBitmap::read),
-    RECIPE(0x85, V1, Reply.RecipePart::read),
-    NOT_FOUND(0x86, V1, in -> new Reply.NotFound()),
-    CHUNKS(0x87, V1, Reply.ChunksPart::read),
-    OBJECTS(0x88, V1, Reply.ObjectsPart::read),
-    COUNT(0x89, V1, Reply.Count::read),
-    STATS_REPLY(0x8A, V1, Reply.Stats::read),
-    VERIFY_REPLY(0x8B, V1, Reply.VerifyResult::read),
-    GC_REPLY(0x8C, V1, Reply.GcResult::read),
-    REPLICATION_QUEUED(0x8D, V2, Reply.ReplicationQueued::read),
-    REPLICATION_JOBS(0x8E, V2, Reply.ReplicationJobsPart::read),
-    SETTINGS_REPLY(0x8F, V3, Reply.Settings::read),
-    ERROR(0xFF, V1, Reply.Error::read);
-
-    /** Reads the body of a message of one type. */
-    @FunctionalInterface
-    interface Reader {
-        Message read(WireReader in);
-    }
+    OK(0x80, V1, Reply.Ok.class, empty(Reply.Ok::new)),
+    HELLO_OK(0x81, V1, Reply.HelloOk.class, Reply.HelloOk.BODY),
+    AUTH_OK(0x82, V1, Reply.AuthOk.class, empty(Reply.AuthOk::new)),
+    LEASE(0x83, V1, Reply.LeaseGranted.class, Reply.LeaseGranted.BODY),
+    MISSING_BITMAP(0x84, V1, Reply.MissingBitmap.class, Reply.MissingBitmap.BODY),
+    RECIPE(0x85, V1, Reply.RecipePart.class, Reply.RecipePart.BODY),
+    NOT_FOUND(0x86, V1, Reply.NotFound.class, empty(Reply.NotFound::new)),
+    CHUNKS(0x87, V1, Reply.ChunksPart.class, Reply.ChunksPart.BODY),
+    OBJECTS(0x88, V1, Reply.ObjectsPart.class, Reply.ObjectsPart.BODY),
+    COUNT(0x89, V1, Reply.Count.class, Reply.Count.BODY),
+    STATS_REPLY(0x8A, V1, Reply.Stats.class, Reply.Stats.BODY),
+    VERIFY_REPLY(0x8B, V1, Reply.VerifyResult.class, Reply.VerifyResult.BODY),
+    GC_REPLY(0x8C, V1, Reply.GcResult.class, Reply.GcResult.BODY),
+    REPLICATION_QUEUED(0x8D, V2, Reply.ReplicationQueued.class, Reply.ReplicationQueued.BODY),
+    REPLICATION_JOBS(0x8E, V2, Reply.ReplicationJobsPart.class, Reply.ReplicationJobsPart.BODY),
+    SETTINGS_REPLY(0x8F, V3, Reply.Settings.class, Reply.Settings.BODY),
+    ERROR(0xFF, V1, Reply.Error.class, Reply.Error.BODY);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 
@@ -63,14 +58,28 @@ public enum MessageType {
         }
     }
 
+    private static final ClassValue<MessageType> OF_RECORD = new ClassValue<>() {
+        @Override
+        protected MessageType computeValue(Class<?> record) {
+            for (MessageType t : values()) {
+                if (t.record == record) {
+                    return t;
+                }
+            }
+            throw new IllegalStateException(record.getName() + " is the record of no message type");
+        }
+    };
+
     private final int code;
     private final int since;
-    private final Reader reader;
+    private final Class<? extends Message> record;
+    private final WireType<? extends Message> body;
 
-    MessageType(int code, int since, Reader reader) {
+    <M extends Message> MessageType(int code, int since, Class<M> record, WireType<M> body) {
         this.code = code;
         this.since = since;
-        this.reader = reader;
+        this.record = record;
+        this.body = body;
     }
 
     public int code() {
@@ -91,8 +100,29 @@ public enum MessageType {
         return this == RECIPE || this == CHUNKS || this == OBJECTS || this == REPLICATION_JOBS;
     }
 
-    Message read(WireReader in) {
-        return reader.read(in);
+    /** Bytes of the body of {@code message}, one of this type (above {@code Integer.MAX_VALUE} for a body no frame can hold). */
+    long bodySize(Message message) {
+        return body().size(message);
+    }
+
+    /** Writes exactly {@link #bodySize} bytes. */
+    void writeBody(WireWriter out, Message message) {
+        body().write(out, message);
+    }
+
+    Message readBody(WireReader in) {
+        return body.read(in);
+    }
+
+    /** The type whose record {@code message} is. */
+    static MessageType of(Message message) {
+        return OF_RECORD.get(message.getClass());
+    }
+
+    // The constructor pairs each type with the body of its own record, and a message's type is its record's.
+    @SuppressWarnings("unchecked")
+    private WireType<Message> body() {
+        return (WireType<Message>) body;
     }
 
     /**

@@ -1,5 +1,8 @@
 package io.gpdedup.protocol.wire;
 
+import static io.gpdedup.protocol.wire.Fields.str;
+import static io.gpdedup.protocol.wire.Fields.u16;
+
 import java.util.Objects;
 
 /**
@@ -17,24 +20,12 @@ public record ReplicaTarget(String host, int port, String unit, String user, Str
         }
     }
 
-    int wireSize() {
-        return WireWriter.strSize(host) + 2 + WireWriter.strSize(unit) + WireWriter.strSize(user) + WireWriter.strSize(prefix);
-    }
+    /** Read whole before its port is checked: a frame that ends inside the target says that first. */
+    static final WireType<ReplicaTarget> WIRE = Fields.of(ReplicaTarget::received, str("remote host", ReplicaTarget::host),
+            u16("remote port", ReplicaTarget::port), str("remote unit", ReplicaTarget::unit), str("remote user", ReplicaTarget::user),
+            str("target prefix", ReplicaTarget::prefix));
 
-    void write(WireWriter out) {
-        out.str(host);
-        out.u16(port);
-        out.str(unit);
-        out.str(user);
-        out.str(prefix);
-    }
-
-    static ReplicaTarget read(WireReader in) {
-        String host = in.str("remote host");
-        int port = in.u16("remote port");
-        String unit = in.str("remote unit");
-        String user = in.str("remote user");
-        String prefix = in.str("target prefix");
+    private static ReplicaTarget received(String host, int port, String unit, String user, String prefix) {
         if (port == 0) {
             throw WireReader.malformed("remote port 0");
         }

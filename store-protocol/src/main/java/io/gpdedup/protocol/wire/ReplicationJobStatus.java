@@ -46,33 +46,35 @@ public record ReplicationJobStatus(long id, String source, ReplicaTarget target,
         Objects.requireNonNull(lastError, "lastError");
     }
 
-    /** Bytes of one job in a REPLICATION_JOBS body. */
-    int wireSize() {
-        return 8 + WireWriter.strSize(source) + target.wireSize() + 1 + 4 + 6 * 8 + WireWriter.strSize(lastError);
-    }
-
-    void write(WireWriter out) {
-        out.u64(id);
-        out.str(source);
-        target.write(out);
-        out.u8(state.code());
-        out.u32(attempts);
-        out.u64(objectsCopied);
-        out.u64(chunksSent);
-        out.u64(bytesSent);
-        out.u64(enqueuedAtMillis);
-        out.u64(updatedAtMillis);
-        out.u64(nextAttemptAtMillis);
-        out.str(lastError);
-    }
-
+    /** One job in a REPLICATION_JOBS body. */
+    static final WireType<ReplicationJobStatus> WIRE = WireType.of(ReplicationJobStatus::wireSize, ReplicationJobStatus::write,
+            ReplicationJobStatus::read);
     /** The fewest bytes a job takes: for checking a count against what is left of a frame. */
     static final int MIN_WIRE_SIZE = 8 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 4 + 6 * 8 + 2;
 
-    static ReplicationJobStatus read(WireReader in) {
+    private static long wireSize(ReplicationJobStatus j) {
+        return 8 + WireWriter.strSize(j.source) + ReplicaTarget.WIRE.size(j.target) + 1 + 4 + 6 * 8 + WireWriter.strSize(j.lastError);
+    }
+
+    private static void write(WireWriter out, ReplicationJobStatus j) {
+        out.u64(j.id);
+        out.str(j.source);
+        ReplicaTarget.WIRE.write(out, j.target);
+        out.u8(j.state.code());
+        out.u32(j.attempts);
+        out.u64(j.objectsCopied);
+        out.u64(j.chunksSent);
+        out.u64(j.bytesSent);
+        out.u64(j.enqueuedAtMillis);
+        out.u64(j.updatedAtMillis);
+        out.u64(j.nextAttemptAtMillis);
+        out.str(j.lastError);
+    }
+
+    private static ReplicationJobStatus read(WireReader in) {
         long id = in.u64("job id");
         String source = in.str("source prefix");
-        ReplicaTarget target = ReplicaTarget.read(in);
+        ReplicaTarget target = ReplicaTarget.WIRE.read(in);
         int stateCode = in.u8("job state");
         State state;
         try {

@@ -1,9 +1,21 @@
 package io.gpdedup.protocol.wire;
 
+import static io.gpdedup.protocol.wire.Fields.field;
+import static io.gpdedup.protocol.wire.Fields.flag;
+import static io.gpdedup.protocol.wire.Fields.list;
+import static io.gpdedup.protocol.wire.Fields.optionalSha256;
+import static io.gpdedup.protocol.wire.Fields.refList;
+import static io.gpdedup.protocol.wire.Fields.str;
+import static io.gpdedup.protocol.wire.Fields.streamSha256OrZeros;
+import static io.gpdedup.protocol.wire.Fields.strings;
+import static io.gpdedup.protocol.wire.Fields.u16;
+import static io.gpdedup.protocol.wire.Fields.u31;
+import static io.gpdedup.protocol.wire.Fields.u32;
+import static io.gpdedup.protocol.wire.Fields.u64;
+
 import io.gpdedup.protocol.model.ChunkRef;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.ObjectInfo;
-import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.protocol.model.StoredChunk;
 import io.gpdedup.protocol.report.GcReport;
@@ -12,20 +24,12 @@ import io.gpdedup.protocol.report.VerifyReport;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Messages the server sends (docs/protocol.md section 4); each owns its body on the wire. */
+/**
+ * Messages the server sends (docs/protocol.md section 4). Each record with a body describes it
+ * once, as its {@code BODY}: its fields in wire order ({@link Fields}), or its bytes by hand where
+ * the layout is irregular; {@link MessageType} pairs it with its type code.
+ */
 public sealed interface Reply extends Message {
-
-    /** A reply with no body. */
-    sealed interface Bodiless extends Reply {
-        @Override
-        default long bodySize() {
-            return 0;
-        }
-
-        @Override
-        default void writeBody(WireWriter out) {
-        }
-    }
 
     /**
      * A reply carrying a list that may be split over several frames with the MORE flag, every part
@@ -39,92 +43,29 @@ public sealed interface Reply extends Message {
 
         /** Bytes one entry takes in the body. */
         int entrySize(E entry);
-
-        /** Bytes of the body but the entries. */
-        long fixedSize();
-
-        @Override
-        default long bodySize() {
-            long n = fixedSize();
-            for (E e : entries()) {
-                n += entrySize(e);
-            }
-            return n;
-        }
     }
 
-    record Ok() implements Bodiless {
-        @Override
-        public MessageType type() {
-            return MessageType.OK;
-        }
+    record Ok() implements Reply {
     }
 
     record HelloOk(int version, int maxFrameLength, int maxBatch) implements Reply {
-        @Override
-        public MessageType type() {
-            return MessageType.HELLO_OK;
-        }
-
-        @Override
-        public long bodySize() {
-            return 2 + 4 + 4;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u16(version);
-            out.u32(maxFrameLength);
-            out.u32(maxBatch);
-        }
-
-        static HelloOk read(WireReader in) {
-            return new HelloOk(in.u16("version"), in.u31("max frame length"), in.u31("max batch"));
-        }
+        static final WireType<HelloOk> BODY = Fields.of(HelloOk::new, u16("version", HelloOk::version),
+                u31("max frame length", HelloOk::maxFrameLength), u31("max batch", HelloOk::maxBatch));
     }
 
-    record AuthOk() implements Bodiless {
-        @Override
-        public MessageType type() {
-            return MessageType.AUTH_OK;
-        }
+    record AuthOk() implements Reply {
     }
 
     record LeaseGranted(long lease) implements Reply {
-        @Override
-        public MessageType type() {
-            return MessageType.LEASE;
-        }
-
-        @Override
-        public long bodySize() {
-            return 8;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(lease);
-        }
-
-        static LeaseGranted read(WireReader in) {
-            return new LeaseGranted(in.u64("lease"));
-        }
+        static final WireType<LeaseGranted> BODY = Fields.of(LeaseGranted::new, u64("lease", LeaseGranted::lease));
     }
 
     /** {@code missing[i]} answers the i-th fingerprint asked. */
     record MissingBitmap(boolean[] missing) implements Reply {
-        @Override
-        public MessageType type() {
-            return MessageType.MISSING_BITMAP;
-        }
+        static final WireType<MissingBitmap> BODY = WireType.of(m -> 4 + (m.missing.length + 7) / 8, MissingBitmap::write, MissingBitmap::read);
 
-        @Override
-        public long bodySize() {
-            return 4 + (missing.length + 7) / 8;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
+        private static void write(WireWriter out, MissingBitmap m) {
+            boolean[] missing = m.missing;
             out.u32(missing.length);
             byte[] bits = new byte[(missing.length + 7) / 8];
             for (int i = 0; i < missing.length; i++) {
@@ -135,7 +76,7 @@ public sealed interface Reply extends Message {
             out.bytes(bits);
         }
 
-        static MissingBitmap read(WireReader in) {
+        private static MissingBitmap read(WireReader in) {
             int n = in.u31("bitmap count");
             int bytes = (int) (((long) n + 7) / 8);
             byte[] bits = in.bytes(bytes, "bitmap");
@@ -157,6 +98,9 @@ public sealed interface Reply extends Message {
      * only to clients of version 4 on, which check its chunk list SHA-256 instead.
      */
     record RecipePart(long totalLength, byte[] streamSha256, List<ChunkRef> refs, byte[] chunkListSha256) implements ListPart<ChunkRef> {
+        static final WireType<RecipePart> BODY = Fields.of(RecipePart::new, u64("total length", RecipePart::totalLength),
+                streamSha256OrZeros(RecipePart::streamSha256), refList(RecipePart::refs), optionalSha256("chunk list SHA-256", RecipePart::chunkListSha256));
+
         public RecipePart {
             if (streamSha256 != null && streamSha256.length != Fingerprint.LENGTH
                     || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
@@ -167,11 +111,6 @@ public sealed interface Reply extends Message {
 
         public RecipePart(long totalLength, byte[] streamSha256, List<ChunkRef> refs) {
             this(totalLength, streamSha256, refs, null);
-        }
-
-        @Override
-        public MessageType type() {
-            return MessageType.RECIPE;
         }
 
         @Override
@@ -188,42 +127,17 @@ public sealed interface Reply extends Message {
         public int entrySize(ChunkRef entry) {
             return FrameCodec.REF_SIZE;
         }
-
-        @Override
-        public long fixedSize() {
-            return 8 + Fingerprint.LENGTH + 4 + WireWriter.optionalSha256Size(chunkListSha256);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(totalLength);
-            out.bytes(Recipe.streamSha256Field(streamSha256));
-            out.refs(refs);
-            out.optionalSha256(chunkListSha256);
-        }
-
-        static RecipePart read(WireReader in) {
-            long total = in.u64("total length");
-            byte[] sha = Recipe.streamSha256OfField(in.bytes(Fingerprint.LENGTH, "stream SHA-256"));
-            return new RecipePart(total, sha, in.refs(), in.optionalSha256("chunk list SHA-256"));
-        }
     }
 
-    record NotFound() implements Bodiless {
-        @Override
-        public MessageType type() {
-            return MessageType.NOT_FOUND;
-        }
+    record NotFound() implements Reply {
     }
 
     record ChunksPart(List<StoredChunk> chunks) implements ListPart<StoredChunk> {
+        private static final WireType<StoredChunk> ENTRY = WireType.of(ChunksPart::size, ChunksPart::write, ChunksPart::read);
+        static final WireType<ChunksPart> BODY = Fields.of(ChunksPart::new, list("stored chunk", 9, ChunksPart::chunks, ENTRY));
+
         public ChunksPart {
             chunks = List.copyOf(chunks);
-        }
-
-        @Override
-        public MessageType type() {
-            return MessageType.CHUNKS;
         }
 
         @Override
@@ -238,35 +152,25 @@ public sealed interface Reply extends Message {
 
         @Override
         public int entrySize(StoredChunk c) {
+            return size(c);
+        }
+
+        private static int size(StoredChunk c) {
             return 1 + 4 + 4 + c.payload().length;
         }
 
-        @Override
-        public long fixedSize() {
-            return 4;
+        private static void write(WireWriter out, StoredChunk s) {
+            out.u8(s.codec().id());
+            out.u32(s.rawLength());
+            out.u32(s.payload().length);
+            out.bytes(s.payload());
         }
 
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u32(chunks.size());
-            for (StoredChunk s : chunks) {
-                out.u8(s.codec().id());
-                out.u32(s.rawLength());
-                out.u32(s.payload().length);
-                out.bytes(s.payload());
-            }
-        }
-
-        static ChunksPart read(WireReader in) {
-            int n = in.count(9, "stored chunk");
-            List<StoredChunk> chunks = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                var codec = in.codec();
-                int raw = in.u31("raw length");
-                int len = in.u31("payload length");
-                chunks.add(new StoredChunk(codec, raw, in.bytes(len, "payload")));
-            }
-            return new ChunksPart(chunks);
+        private static StoredChunk read(WireReader in) {
+            var codec = in.codec();
+            int raw = in.u31("raw length");
+            int len = in.u31("payload length");
+            return new StoredChunk(codec, raw, in.bytes(len, "payload"));
         }
     }
 
@@ -277,6 +181,7 @@ public sealed interface Reply extends Message {
      */
     record ObjectsPart(List<ObjectInfo> objects, boolean withLocks) implements ListPart<ObjectInfo> {
         private static final int LOCK_BYTES = 4 + 1 + 8;
+        static final WireType<ObjectsPart> BODY = WireType.of(ObjectsPart::size, ObjectsPart::write, ObjectsPart::read);
 
         public ObjectsPart {
             objects = List.copyOf(objects);
@@ -284,11 +189,6 @@ public sealed interface Reply extends Message {
 
         public ObjectsPart(List<ObjectInfo> objects) {
             this(objects, false);
-        }
-
-        @Override
-        public MessageType type() {
-            return MessageType.OBJECTS;
         }
 
         @Override
@@ -306,13 +206,16 @@ public sealed interface Reply extends Message {
             return WireWriter.strSize(o.name()) + 16 + (withLocks && o.lock().mode() != RetentionLock.Mode.NONE ? LOCK_BYTES : 0);
         }
 
-        @Override
-        public long fixedSize() {
-            return withLocks ? 8 : 4;
+        private static long size(ObjectsPart p) {
+            long n = p.withLocks ? 8 : 4;
+            for (ObjectInfo o : p.objects) {
+                n += p.entrySize(o);
+            }
+            return n;
         }
 
-        @Override
-        public void writeBody(WireWriter out) {
+        private static void write(WireWriter out, ObjectsPart p) {
+            List<ObjectInfo> objects = p.objects;
             out.u32(objects.size());
             int locked = 0;
             for (ObjectInfo info : objects) {
@@ -321,7 +224,7 @@ public sealed interface Reply extends Message {
                 out.u64(info.committedAtMillis());
                 locked += info.lock().mode() == RetentionLock.Mode.NONE ? 0 : 1;
             }
-            if (!withLocks) {
+            if (!p.withLocks) {
                 return;
             }
             out.u32(locked);
@@ -335,7 +238,7 @@ public sealed interface Reply extends Message {
             }
         }
 
-        static ObjectsPart read(WireReader in) {
+        private static ObjectsPart read(WireReader in) {
             int n = in.count(18, "object");
             List<ObjectInfo> objects = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -364,81 +267,21 @@ public sealed interface Reply extends Message {
     }
 
     record Count(long count) implements Reply {
-        @Override
-        public MessageType type() {
-            return MessageType.COUNT;
-        }
-
-        @Override
-        public long bodySize() {
-            return 8;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(count);
-        }
-
-        static Count read(WireReader in) {
-            return new Count(in.u64("count"));
-        }
+        static final WireType<Count> BODY = Fields.of(Count::new, u64("count", Count::count));
     }
 
     record Stats(UnitStats stats) implements Reply {
-        @Override
-        public MessageType type() {
-            return MessageType.STATS_REPLY;
-        }
-
-        @Override
-        public long bodySize() {
-            return 6 * 8;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(stats.objects());
-            out.u64(stats.logicalBytes());
-            out.u64(stats.chunks());
-            out.u64(stats.physicalBytes());
-            out.u64(stats.containers());
-            out.u64(stats.indexBytes());
-        }
-
-        static Stats read(WireReader in) {
-            return new Stats(new UnitStats(in.u64("objects"), in.u64("logical bytes"), in.u64("chunks"),
-                    in.u64("physical bytes"), in.u64("containers"), in.u64("index bytes")));
-        }
+        private static final WireType<UnitStats> STATS = Fields.of(UnitStats::new, u64("objects", UnitStats::objects),
+                u64("logical bytes", UnitStats::logicalBytes), u64("chunks", UnitStats::chunks), u64("physical bytes", UnitStats::physicalBytes),
+                u64("containers", UnitStats::containers), u64("index bytes", UnitStats::indexBytes));
+        static final WireType<Stats> BODY = Fields.of(Stats::new, field(Stats::stats, STATS));
     }
 
     record VerifyResult(VerifyReport report) implements Reply {
-        @Override
-        public MessageType type() {
-            return MessageType.VERIFY_REPLY;
-        }
-
-        @Override
-        public long bodySize() {
-            return 3 * 8 + WireWriter.stringsSize(report.damagedObjects()) + WireWriter.stringsSize(report.problems());
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(report.chunksChecked());
-            out.u64(report.bytesChecked());
-            out.u64(report.objectsChecked());
-            out.strings(report.damagedObjects());
-            out.strings(report.problems());
-        }
-
-        static VerifyResult read(WireReader in) {
-            long chunks = in.u64("chunks checked");
-            long bytes = in.u64("bytes checked");
-            long objects = in.u64("objects checked");
-            List<String> damaged = in.strings("damaged object");
-            List<String> problems = in.strings("problem");
-            return new VerifyResult(new VerifyReport(chunks, bytes, objects, damaged, problems));
-        }
+        private static final WireType<VerifyReport> REPORT = Fields.of(VerifyReport::new, u64("chunks checked", VerifyReport::chunksChecked),
+                u64("bytes checked", VerifyReport::bytesChecked), u64("objects checked", VerifyReport::objectsChecked),
+                strings("damaged object", VerifyReport::damagedObjects), strings("problem", VerifyReport::problems));
+        static final WireType<VerifyResult> BODY = Fields.of(VerifyResult::new, field(VerifyResult::report, REPORT));
     }
 
     /**
@@ -448,7 +291,8 @@ public sealed interface Reply extends Message {
      *     that host keeps what it stored until a SYNC with the uploaded flag covers it
      */
     record Settings(long idleTimeoutSeconds, boolean syncSpoolOnly) implements Reply {
-        private static final int SYNC_SPOOL_ONLY = 1;
+        static final WireType<Settings> BODY = Fields.of(Settings::new, u32("idle timeout seconds", Settings::idleTimeoutSeconds),
+                flag("settings flags", Settings::syncSpoolOnly));
 
         public Settings {
             if (idleTimeoutSeconds < 0 || idleTimeoutSeconds > 0xffffffffL) {
@@ -459,93 +303,26 @@ public sealed interface Reply extends Message {
         public Settings(long idleTimeoutSeconds) {
             this(idleTimeoutSeconds, false);
         }
-
-        @Override
-        public MessageType type() {
-            return MessageType.SETTINGS_REPLY;
-        }
-
-        @Override
-        public long bodySize() {
-            return syncSpoolOnly ? 5 : 4;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u32((int) idleTimeoutSeconds);
-            if (syncSpoolOnly) {
-                out.u8(SYNC_SPOOL_ONLY);
-            }
-        }
-
-        static Settings read(WireReader in) {
-            long idle = in.u32Raw("idle timeout seconds") & 0xffffffffL;
-            if (in.remaining() == 0) {
-                return new Settings(idle, false);
-            }
-            int flags = in.u8("settings flags");
-            if (flags != SYNC_SPOOL_ONLY) {
-                throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "unknown settings flags " + flags);
-            }
-            return new Settings(idle, true);
-        }
     }
 
     record GcResult(GcReport report) implements Reply {
-        @Override
-        public MessageType type() {
-            return MessageType.GC_REPLY;
-        }
-
-        @Override
-        public long bodySize() {
-            return 4 * 8;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(report.chunksBefore());
-            out.u64(report.chunksRemoved());
-            out.u64(report.bytesReclaimed());
-            out.u64(report.containersRewritten());
-        }
-
-        static GcResult read(WireReader in) {
-            return new GcResult(new GcReport(in.u64("chunks before"), in.u64("chunks removed"),
-                    in.u64("bytes reclaimed"), in.u64("containers rewritten")));
-        }
+        private static final WireType<GcReport> REPORT = Fields.of(GcReport::new, u64("chunks before", GcReport::chunksBefore),
+                u64("chunks removed", GcReport::chunksRemoved), u64("bytes reclaimed", GcReport::bytesReclaimed),
+                u64("containers rewritten", GcReport::containersRewritten));
+        static final WireType<GcResult> BODY = Fields.of(GcResult::new, field(GcResult::report, REPORT));
     }
 
     /** A replication job was queued (or an identical one was still waiting): its id. */
     record ReplicationQueued(long jobId) implements Reply {
-        @Override
-        public MessageType type() {
-            return MessageType.REPLICATION_QUEUED;
-        }
-
-        @Override
-        public long bodySize() {
-            return 8;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(jobId);
-        }
-
-        static ReplicationQueued read(WireReader in) {
-            return new ReplicationQueued(in.u64("job id"));
-        }
+        static final WireType<ReplicationQueued> BODY = Fields.of(ReplicationQueued::new, u64("job id", ReplicationQueued::jobId));
     }
 
     record ReplicationJobsPart(List<ReplicationJobStatus> jobs) implements ListPart<ReplicationJobStatus> {
+        static final WireType<ReplicationJobsPart> BODY = Fields.of(ReplicationJobsPart::new,
+                list("replication job", ReplicationJobStatus.MIN_WIRE_SIZE, ReplicationJobsPart::jobs, ReplicationJobStatus.WIRE));
+
         public ReplicationJobsPart {
             jobs = List.copyOf(jobs);
-        }
-
-        @Override
-        public MessageType type() {
-            return MessageType.REPLICATION_JOBS;
         }
 
         @Override
@@ -560,61 +337,20 @@ public sealed interface Reply extends Message {
 
         @Override
         public int entrySize(ReplicationJobStatus job) {
-            return job.wireSize();
-        }
-
-        @Override
-        public long fixedSize() {
-            return 4;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u32(jobs.size());
-            for (ReplicationJobStatus j : jobs) {
-                j.write(out);
-            }
-        }
-
-        static ReplicationJobsPart read(WireReader in) {
-            int n = in.count(ReplicationJobStatus.MIN_WIRE_SIZE, "replication job");
-            List<ReplicationJobStatus> jobs = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                jobs.add(ReplicationJobStatus.read(in));
-            }
-            return new ReplicationJobsPart(jobs);
+            return (int) ReplicationJobStatus.WIRE.size(job);
         }
     }
 
     record Error(ErrorCode code, String message) implements Reply {
         /** Longer messages are cut: a wire string holds at most 65535 bytes. */
         public static final int MAX_MESSAGE_CHARS = 8192;
+        private static final WireType<ErrorCode> CODE = WireType.of(c -> 2, (out, c) -> out.u16(c.code()), in -> ErrorCode.ofCode(in.u16("error code")));
+        static final WireType<Error> BODY = Fields.of(Error::new, field(Error::code, CODE), str("error message", Error::message));
 
         public Error {
             if (message.length() > MAX_MESSAGE_CHARS) {
                 message = message.substring(0, MAX_MESSAGE_CHARS) + "...";
             }
-        }
-
-        @Override
-        public MessageType type() {
-            return MessageType.ERROR;
-        }
-
-        @Override
-        public long bodySize() {
-            return 2 + WireWriter.strSize(message);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u16(code.code());
-            out.str(message);
-        }
-
-        static Error read(WireReader in) {
-            ErrorCode code = ErrorCode.ofCode(in.u16("error code"));
-            return new Error(code, in.str("error message"));
         }
     }
 }

@@ -1,29 +1,32 @@
 package io.gpdedup.protocol.wire;
 
+import static io.gpdedup.protocol.wire.Fields.field;
+import static io.gpdedup.protocol.wire.Fields.fingerprintList;
+import static io.gpdedup.protocol.wire.Fields.flag;
+import static io.gpdedup.protocol.wire.Fields.list;
+import static io.gpdedup.protocol.wire.Fields.optionalSha256;
+import static io.gpdedup.protocol.wire.Fields.refList;
+import static io.gpdedup.protocol.wire.Fields.str;
+import static io.gpdedup.protocol.wire.Fields.streamSha256OrZeros;
+import static io.gpdedup.protocol.wire.Fields.u64;
+
 import io.gpdedup.protocol.model.ChunkRef;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Messages a client sends (docs/protocol.md section 4); each owns its body on the wire. */
+/**
+ * Messages a client sends (docs/protocol.md section 4). Each record with a body describes it once,
+ * as its {@code BODY}: its fields in wire order ({@link Fields}), or its bytes by hand where the
+ * layout is irregular; {@link MessageType} pairs it with its type code.
+ */
 public sealed interface Request extends Message {
-
-    /** A request with no body. */
-    sealed interface Bodiless extends Request {
-        @Override
-        default long bodySize() {
-            return 0;
-        }
-
-        @Override
-        default void writeBody(WireWriter out) {
-        }
-    }
 
     record Hello(List<Integer> versions) implements Request {
         static final int MAX_VERSIONS = 16;
         private static final byte[] MAGIC = {'G', 'P', 'D', 'S'};
+        static final WireType<Hello> BODY = WireType.of(h -> MAGIC.length + 1 + 2L * h.versions.size(), Hello::write, Hello::read);
 
         public Hello {
             versions = List.copyOf(versions);
@@ -32,26 +35,15 @@ public sealed interface Request extends Message {
             }
         }
 
-        @Override
-        public MessageType type() {
-            return MessageType.HELLO;
-        }
-
-        @Override
-        public long bodySize() {
-            return MAGIC.length + 1 + 2L * versions.size();
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
+        private static void write(WireWriter out, Hello h) {
             out.bytes(MAGIC);
-            out.u8(versions.size());
-            for (int v : versions) {
+            out.u8(h.versions.size());
+            for (int v : h.versions) {
                 out.u16(v);
             }
         }
 
-        static Hello read(WireReader in) {
+        private static Hello read(WireReader in) {
             byte[] magic = in.bytes(MAGIC.length, "magic");
             if (magic[0] != MAGIC[0] || magic[1] != MAGIC[1] || magic[2] != MAGIC[2] || magic[3] != MAGIC[3]) {
                 throw WireReader.malformed("HELLO without the GPDS magic");
@@ -69,26 +61,7 @@ public sealed interface Request extends Message {
     }
 
     record Auth(String unit, String user, String password) implements Request {
-        @Override
-        public MessageType type() {
-            return MessageType.AUTH;
-        }
-
-        @Override
-        public long bodySize() {
-            return WireWriter.strSize(unit) + WireWriter.strSize(user) + WireWriter.strSize(password);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.str(unit);
-            out.str(user);
-            out.str(password);
-        }
-
-        static Auth read(WireReader in) {
-            return new Auth(in.str("unit"), in.str("user"), in.str("password"));
-        }
+        static final WireType<Auth> BODY = Fields.of(Auth::new, str("unit", Auth::unit), str("user", Auth::user), str("password", Auth::password));
 
         /** Never shows the password: messages end up in logs. */
         @Override
@@ -97,56 +70,24 @@ public sealed interface Request extends Message {
         }
     }
 
-    record BeginBackup() implements Bodiless {
-        @Override
-        public MessageType type() {
-            return MessageType.BEGIN_BACKUP;
-        }
+    record BeginBackup() implements Request {
     }
 
     record Missing(long lease, List<Fingerprint> fingerprints) implements Request {
+        static final WireType<Missing> BODY = Fields.of(Missing::new, u64("lease", Missing::lease), fingerprintList(Missing::fingerprints));
+
         public Missing {
             fingerprints = List.copyOf(fingerprints);
-        }
-
-        @Override
-        public MessageType type() {
-            return MessageType.MISSING;
-        }
-
-        @Override
-        public long bodySize() {
-            return 8 + WireWriter.fingerprintsSize(fingerprints);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(lease);
-            out.fingerprints(fingerprints);
-        }
-
-        static Missing read(WireReader in) {
-            return new Missing(in.u64("lease"), in.fingerprints());
         }
     }
 
     record PutChunks(long lease, List<ChunkUpload> chunks) implements Request {
+        private static final WireType<ChunkUpload> ENTRY = WireType.of(PutChunks::entrySize, PutChunks::write, PutChunks::read);
+        static final WireType<PutChunks> BODY = Fields.of(PutChunks::new, u64("lease", PutChunks::lease),
+                list("chunk", Fingerprint.LENGTH + 9, PutChunks::chunks, ENTRY));
+
         public PutChunks {
             chunks = List.copyOf(chunks);
-        }
-
-        @Override
-        public MessageType type() {
-            return MessageType.PUT_CHUNKS;
-        }
-
-        @Override
-        public long bodySize() {
-            long n = 8 + 4;
-            for (ChunkUpload c : chunks) {
-                n += entrySize(c);
-            }
-            return n;
         }
 
         /** Bytes one chunk takes in the body: for cutting uploads into frames. */
@@ -154,57 +95,28 @@ public sealed interface Request extends Message {
             return Fingerprint.LENGTH + 1 + 4 + 4 + c.payloadLength();
         }
 
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(lease);
-            out.u32(chunks.size());
-            for (ChunkUpload c : chunks) {
-                out.fingerprint(c.fingerprint());
-                out.u8(c.codec().id());
-                out.u32(c.rawLength());
-                out.u32(c.payloadLength());
-                out.bytes(c.payload());
-            }
+        private static void write(WireWriter out, ChunkUpload c) {
+            out.fingerprint(c.fingerprint());
+            out.u8(c.codec().id());
+            out.u32(c.rawLength());
+            out.u32(c.payloadLength());
+            out.bytes(c.payload());
         }
 
-        static PutChunks read(WireReader in) {
-            long lease = in.u64("lease");
-            int n = in.count(Fingerprint.LENGTH + 9, "chunk");
-            List<ChunkUpload> chunks = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                Fingerprint fp = in.fingerprint("chunk fingerprint");
-                var codec = in.codec();
-                int raw = in.u31("raw length");
-                int len = in.u31("payload length");
-                chunks.add(new ChunkUpload(fp, codec, raw, in.view(len, "payload")));
-            }
-            return new PutChunks(lease, chunks);
+        private static ChunkUpload read(WireReader in) {
+            Fingerprint fp = in.fingerprint("chunk fingerprint");
+            var codec = in.codec();
+            int raw = in.u31("raw length");
+            int len = in.u31("payload length");
+            return new ChunkUpload(fp, codec, raw, in.view(len, "payload"));
         }
     }
 
     record AppendRecipe(long lease, List<ChunkRef> refs) implements Request {
+        static final WireType<AppendRecipe> BODY = Fields.of(AppendRecipe::new, u64("lease", AppendRecipe::lease), refList(AppendRecipe::refs));
+
         public AppendRecipe {
             refs = List.copyOf(refs);
-        }
-
-        @Override
-        public MessageType type() {
-            return MessageType.APPEND_RECIPE;
-        }
-
-        @Override
-        public long bodySize() {
-            return 8 + WireWriter.refsSize(refs);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(lease);
-            out.refs(refs);
-        }
-
-        static AppendRecipe read(WireReader in) {
-            return new AppendRecipe(in.u64("lease"), in.refs());
         }
     }
 
@@ -215,6 +127,10 @@ public sealed interface Request extends Message {
      */
     record Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs, byte[] chunkListSha256)
             implements Request {
+        static final WireType<Commit> BODY = Fields.of(Commit::new, u64("lease", Commit::lease), str("object name", Commit::objectName),
+                u64("total length", Commit::totalLength), streamSha256OrZeros(Commit::streamSha256), refList(Commit::refs),
+                optionalSha256("chunk list SHA-256", Commit::chunkListSha256));
+
         public Commit {
             if (streamSha256 != null && streamSha256.length != Fingerprint.LENGTH
                     || chunkListSha256 != null && chunkListSha256.length != Fingerprint.LENGTH) {
@@ -226,123 +142,26 @@ public sealed interface Request extends Message {
         public Commit(long lease, String objectName, long totalLength, byte[] streamSha256, List<ChunkRef> refs) {
             this(lease, objectName, totalLength, streamSha256, refs, null);
         }
-
-        @Override
-        public MessageType type() {
-            return MessageType.COMMIT;
-        }
-
-        @Override
-        public long bodySize() {
-            return 8 + WireWriter.strSize(objectName) + 8 + Fingerprint.LENGTH + WireWriter.refsSize(refs)
-                    + WireWriter.optionalSha256Size(chunkListSha256);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(lease);
-            out.str(objectName);
-            out.u64(totalLength);
-            out.bytes(Recipe.streamSha256Field(streamSha256));
-            out.refs(refs);
-            out.optionalSha256(chunkListSha256);
-        }
-
-        static Commit read(WireReader in) {
-            long lease = in.u64("lease");
-            String name = in.str("object name");
-            long total = in.u64("total length");
-            byte[] sha = Recipe.streamSha256OfField(in.bytes(Fingerprint.LENGTH, "stream SHA-256"));
-            return new Commit(lease, name, total, sha, in.refs(), in.optionalSha256("chunk list SHA-256"));
-        }
     }
 
     record Abort(long lease) implements Request {
-        @Override
-        public MessageType type() {
-            return MessageType.ABORT;
-        }
-
-        @Override
-        public long bodySize() {
-            return 8;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.u64(lease);
-        }
-
-        static Abort read(WireReader in) {
-            return new Abort(in.u64("lease"));
-        }
+        static final WireType<Abort> BODY = Fields.of(Abort::new, u64("lease", Abort::lease));
     }
 
     record GetRecipe(String objectName) implements Request {
-        @Override
-        public MessageType type() {
-            return MessageType.GET_RECIPE;
-        }
-
-        @Override
-        public long bodySize() {
-            return WireWriter.strSize(objectName);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.str(objectName);
-        }
-
-        static GetRecipe read(WireReader in) {
-            return new GetRecipe(in.str("object name"));
-        }
+        static final WireType<GetRecipe> BODY = Fields.of(GetRecipe::new, str("object name", GetRecipe::objectName));
     }
 
     record GetChunks(List<Fingerprint> fingerprints) implements Request {
+        static final WireType<GetChunks> BODY = Fields.of(GetChunks::new, fingerprintList(GetChunks::fingerprints));
+
         public GetChunks {
             fingerprints = List.copyOf(fingerprints);
-        }
-
-        @Override
-        public MessageType type() {
-            return MessageType.GET_CHUNKS;
-        }
-
-        @Override
-        public long bodySize() {
-            return WireWriter.fingerprintsSize(fingerprints);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.fingerprints(fingerprints);
-        }
-
-        static GetChunks read(WireReader in) {
-            return new GetChunks(in.fingerprints());
         }
     }
 
     record ListObjects(String prefix) implements Request {
-        @Override
-        public MessageType type() {
-            return MessageType.LIST;
-        }
-
-        @Override
-        public long bodySize() {
-            return WireWriter.strSize(prefix);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.str(prefix);
-        }
-
-        static ListObjects read(WireReader in) {
-            return new ListObjects(in.str("prefix"));
-        }
+        static final WireType<ListObjects> BODY = Fields.of(ListObjects::new, str("prefix", ListObjects::prefix));
     }
 
     /**
@@ -351,107 +170,31 @@ public sealed interface Request extends Message {
      * retention locks early.
      */
     record DeleteObjects(String prefix, boolean bypassGovernance) implements Request {
+        static final WireType<DeleteObjects> BODY = Fields.of(DeleteObjects::new, str("prefix", DeleteObjects::prefix),
+                flag("delete flags", DeleteObjects::bypassGovernance));
+
         public DeleteObjects(String prefix) {
             this(prefix, false);
-        }
-
-        @Override
-        public MessageType type() {
-            return MessageType.DELETE;
-        }
-
-        @Override
-        public long bodySize() {
-            return WireWriter.strSize(prefix) + DeleteFlags.size(bypassGovernance);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.str(prefix);
-            DeleteFlags.write(out, bypassGovernance);
-        }
-
-        static DeleteObjects read(WireReader in) {
-            return new DeleteObjects(in.str("prefix"), DeleteFlags.read(in));
         }
     }
 
     /** Deletes exactly one object, by its full name (a prefix delete would also hit its longer namesakes). */
     record DeleteObject(String objectName, boolean bypassGovernance) implements Request {
+        static final WireType<DeleteObject> BODY = Fields.of(DeleteObject::new, str("object name", DeleteObject::objectName),
+                flag("delete flags", DeleteObject::bypassGovernance));
+
         public DeleteObject(String objectName) {
             this(objectName, false);
         }
-
-        @Override
-        public MessageType type() {
-            return MessageType.DELETE_OBJECT;
-        }
-
-        @Override
-        public long bodySize() {
-            return WireWriter.strSize(objectName) + DeleteFlags.size(bypassGovernance);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.str(objectName);
-            DeleteFlags.write(out, bypassGovernance);
-        }
-
-        static DeleteObject read(WireReader in) {
-            return new DeleteObject(in.str("object name"), DeleteFlags.read(in));
-        }
     }
 
-    /** The optional flags byte at the end of a delete (version 6): absent means none. */
-    final class DeleteFlags {
-        private static final int BYPASS_GOVERNANCE = 1;
-
-        private DeleteFlags() {
-        }
-
-        static int size(boolean bypassGovernance) {
-            return bypassGovernance ? 1 : 0;
-        }
-
-        static void write(WireWriter out, boolean bypassGovernance) {
-            if (bypassGovernance) {
-                out.u8(BYPASS_GOVERNANCE);
-            }
-        }
-
-        static boolean read(WireReader in) {
-            if (in.remaining() == 0) {
-                return false;
-            }
-            int flags = in.u8("delete flags");
-            // Sent only when a flag is set: a zero byte is as malformed as an unknown flag.
-            if (flags == 0 || (flags & ~BYPASS_GOVERNANCE) != 0) {
-                throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "unknown delete flags " + flags);
-            }
-            return (flags & BYPASS_GOVERNANCE) != 0;
-        }
+    record GetStats() implements Request {
     }
 
-    record GetStats() implements Bodiless {
-        @Override
-        public MessageType type() {
-            return MessageType.STATS;
-        }
+    record Verify() implements Request {
     }
 
-    record Verify() implements Bodiless {
-        @Override
-        public MessageType type() {
-            return MessageType.VERIFY;
-        }
-    }
-
-    record CollectGarbage() implements Bodiless {
-        @Override
-        public MessageType type() {
-            return MessageType.GC;
-        }
+    record CollectGarbage() implements Request {
     }
 
     /**
@@ -459,26 +202,8 @@ public sealed interface Request extends Message {
      * unit) to {@code target}; the store logs in there with {@code password}.
      */
     record Replicate(String sourcePrefix, ReplicaTarget target, String password) implements Request {
-        @Override
-        public MessageType type() {
-            return MessageType.REPLICATE;
-        }
-
-        @Override
-        public long bodySize() {
-            return WireWriter.strSize(sourcePrefix) + target.wireSize() + WireWriter.strSize(password);
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            out.str(sourcePrefix);
-            target.write(out);
-            out.str(password);
-        }
-
-        static Replicate read(WireReader in) {
-            return new Replicate(in.str("source prefix"), ReplicaTarget.read(in), in.str("remote password"));
-        }
+        static final WireType<Replicate> BODY = Fields.of(Replicate::new, str("source prefix", Replicate::sourcePrefix),
+                field(Replicate::target, ReplicaTarget.WIRE), str("remote password", Replicate::password));
 
         /** Never shows the password: messages end up in logs. */
         @Override
@@ -488,18 +213,10 @@ public sealed interface Request extends Message {
     }
 
     /** The replication jobs of the connection's unit. */
-    record ReplicationStatus() implements Bodiless {
-        @Override
-        public MessageType type() {
-            return MessageType.REPLICATION_STATUS;
-        }
+    record ReplicationStatus() implements Request {
     }
 
-    record Ping() implements Bodiless {
-        @Override
-        public MessageType type() {
-            return MessageType.PING;
-        }
+    record Ping() implements Request {
     }
 
     /**
@@ -508,47 +225,14 @@ public sealed interface Request extends Message {
      * lasting storage, its bucket, so that a standby taking the unit over has it.
      */
     record Sync(boolean uploaded) implements Request {
-        private static final int UPLOADED = 1;
+        static final WireType<Sync> BODY = Fields.of(Sync::new, flag("sync flags", Sync::uploaded));
 
         public Sync() {
             this(false);
         }
-
-        @Override
-        public MessageType type() {
-            return MessageType.SYNC;
-        }
-
-        @Override
-        public long bodySize() {
-            return uploaded ? 1 : 0;
-        }
-
-        @Override
-        public void writeBody(WireWriter out) {
-            if (uploaded) {
-                out.u8(UPLOADED);
-            }
-        }
-
-        static Sync read(WireReader in) {
-            if (in.remaining() == 0) {
-                return new Sync(false);
-            }
-            int flags = in.u8("sync flags");
-            // Sent only when a flag is set: a zero byte is as malformed as an unknown flag.
-            if (flags != UPLOADED) {
-                throw new StoreProtocolException(ErrorCode.MALFORMED_FRAME, "unknown sync flags " + flags);
-            }
-            return new Sync(true);
-        }
     }
 
     /** The server's settings a client adapts to (version 3). */
-    record GetSettings() implements Bodiless {
-        @Override
-        public MessageType type() {
-            return MessageType.SETTINGS;
-        }
+    record GetSettings() implements Request {
     }
 }
