@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * plugin of version 6, and the plugin sees what a store of version 6 would show it, so the one
  * conversation covers both mixes an upgrade goes through. Backups made over either version restore
  * byte-exact over the other. What only version 7 has, a standby's NOT_SERVED, reaches a version 6
- * client as one line saying to upgrade the plugin (store module, {@code StandbyLoginTest}).
+ * client as one line saying to upgrade the plugin ({@link OlderClientAtAStandbyTest}).
  */
 @Timeout(60)
 class AdjacentProtocolVersionsTest {
