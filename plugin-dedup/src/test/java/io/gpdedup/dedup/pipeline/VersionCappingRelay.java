@@ -2,8 +2,10 @@ package io.gpdedup.dedup.pipeline;
 
 import io.gpdedup.protocol.wire.Frame;
 import io.gpdedup.protocol.wire.FrameCodec;
+import io.gpdedup.protocol.wire.Reply;
 import io.gpdedup.protocol.wire.Request;
 import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,6 +27,7 @@ final class VersionCappingRelay implements AutoCloseable {
     private final int storePort;
     private final int maxVersion;
     private final List<Socket> open = new CopyOnWriteArrayList<>();
+    private final List<Integer> agreed = new CopyOnWriteArrayList<>();
 
     private VersionCappingRelay(ServerSocket server, int storePort, int maxVersion) {
         this.server = server;
@@ -45,6 +48,11 @@ final class VersionCappingRelay implements AutoCloseable {
         return server.getLocalPort();
     }
 
+    /** The version the store chose on each connection relayed so far, in order. */
+    List<Integer> agreed() {
+        return List.copyOf(agreed);
+    }
+
     private void accept() {
         while (!server.isClosed()) {
             try {
@@ -60,6 +68,15 @@ final class VersionCappingRelay implements AutoCloseable {
                 List<Integer> offered = ((Request.Hello) hello.message()).versions().stream().filter(v -> v <= maxVersion).toList();
                 ByteBuffer capped = FrameCodec.encode(Frame.of(hello.requestId(), new Request.Hello(offered)));
                 store.getOutputStream().write(capped.array(), capped.arrayOffset() + capped.position(), capped.remaining());
+                DataInputStream answers = new DataInputStream(store.getInputStream());
+                byte[] answer = new byte[answers.readInt()];
+                answers.readFully(answer);
+                if (FrameCodec.decode(ByteBuffer.wrap(answer)).message() instanceof Reply.HelloOk ok) {
+                    agreed.add(ok.version());
+                }
+                DataOutputStream toClient = new DataOutputStream(client.getOutputStream());
+                toClient.writeInt(answer.length);
+                toClient.write(answer);
                 pump(client.getInputStream(), store.getOutputStream());
                 pump(store.getInputStream(), client.getOutputStream());
             } catch (IOException e) {

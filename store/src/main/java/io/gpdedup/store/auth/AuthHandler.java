@@ -106,8 +106,14 @@ public final class AuthHandler extends ChannelInboundHandlerAdapter {
         LOG.log(System.Logger.Level.INFO, "login refused: user '" + auth.user() + "' unit '" + auth.unit() + "' from " + from.getHostAddress()
                 + ": " + e.getMessage());
         Integer version = ctx.channel().attr(HandshakeHandler.VERSION).get();
-        ErrorCode code = version != null && ErrorCode.NOT_SERVED.sinceVersion() <= version ? ErrorCode.NOT_SERVED : ErrorCode.STORE_ERROR;
-        ProtocolErrorHandler.fail(ctx.channel(), code, e.getMessage());
+        if (version != null && ErrorCode.NOT_SERVED.sinceVersion() <= version) {
+            ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.NOT_SERVED, e.getMessage());
+            return;
+        }
+        // An older client takes STORE_ERROR as any failure: the line says what would have moved it on to the holder.
+        ProtocolErrorHandler.fail(ctx.channel(), ErrorCode.STORE_ERROR, e.getMessage() + "; the client speaks protocol version " + version
+                + ", without the answer (version " + ErrorCode.NOT_SERVED.sinceVersion()
+                + ") that sends a client on to the store holding the unit: upgrade the plugin");
     }
 
     private void finish(ChannelHandlerContext ctx, int requestId, Request.Auth auth, InetAddress from, StorageUnit unit,

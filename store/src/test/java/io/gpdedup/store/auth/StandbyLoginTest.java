@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The answer of a standby store (a bucket unit another store holds, on a real S3 server) to a
  * login over raw frames: NOT_SERVED on protocol version 7, STORE_ERROR with the same message on
- * version 6, the connection closed after either; a wrong password still gets AUTH_FAILED, so a
+ * version 6 and what to upgrade, the connection closed after either; a wrong password still gets AUTH_FAILED, so a
  * stranger learns nothing about who holds the unit.
  */
 @Timeout(300)
@@ -61,7 +61,8 @@ class StandbyLoginTest {
                 Reply.Error v6 = login(port, List.of(ProtocolVersions.V1, ProtocolVersions.V2, ProtocolVersions.V3, ProtocolVersions.V4,
                         ProtocolVersions.V5, ProtocolVersions.V6), PASSWORD);
                 assertEquals(ErrorCode.STORE_ERROR, v6.code(), v6.message());
-                assertEquals(v7.message(), v6.message());
+                assertEquals(v7.message() + "; the client speaks protocol version 6, without the answer (version 7) that sends a client"
+                        + " on to the store holding the unit: upgrade the plugin", v6.message());
 
                 Reply.Error wrong = login(port, ProtocolVersions.SUPPORTED, "not-the-password");
                 assertEquals(ErrorCode.AUTH_FAILED, wrong.code(), wrong.message());
