@@ -36,7 +36,7 @@ final class LiveSession implements AutoCloseable {
 
     public static LiveSession open(LiveOptions o) throws IOException {
         Installation dist = Installation.locate(o.dist);
-        ApplianceProfile profile = o.loadProfile(dist);
+        ApplianceProfile profile = o.loadProfile();
         return open(dist, profile, o.work, o.keep);
     }
 
