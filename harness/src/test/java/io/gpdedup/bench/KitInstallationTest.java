@@ -81,10 +81,12 @@ class KitInstallationTest {
 
     @Test
     void connchkQuickFindsTheReferenceApplianceAndSpeaksPlainly() throws Exception {
-        BenchRun r = run("connchk", "--quick", "--quiet");
+        BenchRun r = run("connchk", "--quick", "--quiet", "--out", "connchk");
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().contains("reference appliance"), r.toString());
-        assertPlain(r.out() + r.err());
+        String info = Files.readString(cwd.resolve("connchk").resolve("run.json"));
+        assertTrue(info.contains("profile: built-in reference appliance at scale 0.02"), info);
+        assertPlain(r.out() + r.err() + info + Files.readString(cwd.resolve("connchk").resolve("connchk.csv")));
     }
 
     @Test

@@ -2,7 +2,6 @@ package io.gpdedup.bench.runner;
 
 import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.model.Calibrated;
-import io.gpdedup.bench.model.KitProfile;
 import io.gpdedup.bench.model.ReferenceSize;
 import io.gpdedup.bench.report.Figures;
 import io.gpdedup.bench.model.StoreCalibration;
@@ -137,7 +136,7 @@ public final class CalibrateCommand implements Callable<Integer> {
             bcChecks.print(System.out);
             boolean validates = aChecks.passed() && bcChecks.passed();
             System.out.printf(Locale.ROOT, "%nprofile (%s) at scale %s: %s (live suite: %.1f min)%n",
-                    KitProfile.choose(live.profile).describe(), Figures.significant(s.profile().scale(), 3),
+                    s.profileName(), Figures.significant(s.profile().scale(), 3),
                     validates ? "VALIDATES" : "DOES NOT VALIDATE", minutes);
             if (live.out != null) {
                 RunFiles files = RunFiles.in(live.out);

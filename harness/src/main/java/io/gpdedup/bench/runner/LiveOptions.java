@@ -1,7 +1,6 @@
 package io.gpdedup.bench.runner;
 
 import io.gpdedup.appliance.ApplianceProfile;
-import io.gpdedup.bench.model.KitProfile;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -39,9 +38,8 @@ final class LiveOptions {
         StoreTarget.refuse("--keep", keep);
     }
 
-    /** The profile at the scale asked for. */
-    ApplianceProfile loadProfile() {
-        ApplianceProfile p = KitProfile.choose(profile).profile();
+    /** {@code p} at the scale asked for. */
+    ApplianceProfile scaled(ApplianceProfile p) {
         if (scale != null) {
             if (!(scale > 0) || scale.isInfinite()) {
                 throw new IllegalArgumentException("--scale must be > 0, got " + scale);
