@@ -50,7 +50,7 @@ final class Reproduction {
     /** Computes every table; returns this. */
     public Reproduction run() {
         StreamModel streams = new StreamModel(profile);
-        ResultTable a = new ResultTable(heading("A") + ": synthetic channel test, unique data, 1 GB per thread (MB/s)",
+        ResultTable a = new ResultTable(heading("A") + ", synthetic, unique data, 1 GB per thread (MB/s)",
                 "threads", "model MB/s", "reference MB/s", "error %");
         for (int i = 0; i < Published.A_THREADS.length; i++) {
             int n = Published.A_THREADS[i];
@@ -59,7 +59,7 @@ final class Reproduction {
         }
         tables.put("A", a);
 
-        ResultTable b = new ResultTable(heading("B") + ": the plugin on one host, 200 GB in N files (MB/s)",
+        ResultTable b = new ResultTable(heading("B") + ", 200 GB in N files (MB/s)",
                 "threads", "model MB/s", "reference MB/s", "error %");
         for (int i = 0; i < Published.B_THREADS.length; i++) {
             int n = Published.B_THREADS[i];
@@ -72,7 +72,7 @@ final class Reproduction {
         add(b, new Cell("B", "2 of 10 files left", streams.tailMBps(10, 2), Published.B_TWO_LEFT_MBPS), "2 of 10 left");
         tables.put("B", b);
 
-        ResultTable c = new ResultTable(heading("C") + ": the plugin on several hosts, 10 threads per host (MB/s per host)",
+        ResultTable c = new ResultTable(heading("C") + ", 10 threads per host (MB/s per host)",
                 "hosts", "host", "model MB/s", "reference MB/s", "error %");
         for (int i = 0; i < Published.C_HOSTS.length; i++) {
             int hosts = Published.C_HOSTS[i];
@@ -111,7 +111,7 @@ final class Reproduction {
 
     private static String title(String t) {
         return switch (t) {
-            case "D" -> heading(t) + ": gpbackup through the plugin to the appliance (22 hosts, 31,200 tables)";
+            case "D" -> heading(t) + ": gpbackup through the plugin (22 hosts, 31,200 tables)";
             case "E" -> heading(t) + ": gpbackup to a local file system";
             default -> heading(t) + ": gprestore from the appliance";
         };
