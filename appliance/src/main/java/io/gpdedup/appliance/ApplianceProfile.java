@@ -2,6 +2,7 @@ package io.gpdedup.appliance;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.gpdedup.store.StrictYaml;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -271,6 +272,9 @@ public record ApplianceProfile(
         @JsonProperty("files") FilesPart files;
         @JsonProperty("dedup") DedupPart dedup;
         @JsonProperty("read") ReadPart read;
+        // What `gpdedup-bench calibrate --host` measured to make the profile (host, date, how long):
+        // the benchmark kit reads it to name and judge the profile; no part of the appliance.
+        @JsonProperty("measured") JsonNode measured;
     }
 
     static final class StreamPart {

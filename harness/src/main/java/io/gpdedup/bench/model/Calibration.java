@@ -2,11 +2,11 @@ package io.gpdedup.bench.model;
 
 import io.gpdedup.appliance.ApplianceProfile;
 import io.gpdedup.bench.model.Published.Run;
+import io.gpdedup.bench.report.Figures;
 import io.gpdedup.bench.report.ResultTable;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.function.DoubleFunction;
 
@@ -181,7 +181,7 @@ final class Calibration {
     }
 
     static String g(double v) {
-        return Math.abs(v) >= 1000 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.4g", v);
+        return Figures.significant(v, 4);
     }
 
     private Run run(int row) {

@@ -50,8 +50,8 @@ final class Reproduction {
     /** Computes every table; returns this. */
     public Reproduction run() {
         StreamModel streams = new StreamModel(profile);
-        ResultTable a = new ResultTable("A. Synthetic channel test, unique data, 1 GB per thread (MB/s)",
-                "threads", "ours MB/s", "published MB/s", "error %");
+        ResultTable a = new ResultTable(heading("A") + ", synthetic, unique data, 1 GB per thread (MB/s)",
+                "threads", "model MB/s", "reference MB/s", "error %");
         for (int i = 0; i < Published.A_THREADS.length; i++) {
             int n = Published.A_THREADS[i];
             double ours = streams.equalFiles(Source.CHANNEL, 1, n, A_FILE_MB).totalMBps();
@@ -59,8 +59,8 @@ final class Reproduction {
         }
         tables.put("A", a);
 
-        ResultTable b = new ResultTable("B. Isolated plugin, one host, 200 GB in N files (MB/s)",
-                "threads", "ours MB/s", "published MB/s", "error %");
+        ResultTable b = new ResultTable(heading("B") + ", 200 GB in N files (MB/s)",
+                "threads", "model MB/s", "reference MB/s", "error %");
         for (int i = 0; i < Published.B_THREADS.length; i++) {
             int n = Published.B_THREADS[i];
             StreamModel.Result r = streams.equalFiles(Source.PLUGIN, 1, n, B_TOTAL_MB / n);
@@ -72,8 +72,8 @@ final class Reproduction {
         add(b, new Cell("B", "2 of 10 files left", streams.tailMBps(10, 2), Published.B_TWO_LEFT_MBPS), "2 of 10 left");
         tables.put("B", b);
 
-        ResultTable c = new ResultTable("C. Isolated plugin, 10 threads per host (MB/s per host)",
-                "hosts", "host", "ours MB/s", "published MB/s", "error %");
+        ResultTable c = new ResultTable(heading("C") + ", 10 threads per host (MB/s per host)",
+                "hosts", "host", "model MB/s", "reference MB/s", "error %");
         for (int i = 0; i < Published.C_HOSTS.length; i++) {
             int hosts = Published.C_HOSTS[i];
             StreamModel.Result r = streams.equalFiles(Source.PLUGIN, hosts, 10, B_TOTAL_MB / 10);
@@ -91,8 +91,8 @@ final class Reproduction {
 
         BackupModel backups = new BackupModel(profile, cluster, mix);
         for (String t : List.of("D", "E", "F")) {
-            tables.put(t, new ResultTable(title(t), "#", "run", "jobs", "queue", "data TiB", "ours min", "published min",
-                    "ours MB/s", "published MB/s", "error %", "role"));
+            tables.put(t, new ResultTable(title(t), "#", "run", "jobs", "queue", "data TiB", "model min", "reference min",
+                    "model MB/s", "reference MB/s", "error %", "role"));
         }
         for (Run run : Published.RUNS) {
             BackupModel.Result r = backups.run(run.scenario());
@@ -111,9 +111,22 @@ final class Reproduction {
 
     private static String title(String t) {
         return switch (t) {
-            case "D" -> "D. gpbackup through the plugin to the appliance (22 hosts, 31,200 tables)";
-            case "E" -> "E. gpbackup to a local file system";
-            default -> "F. gprestore from the appliance";
+            case "D" -> heading(t) + ": gpbackup through the plugin (22 hosts, 31,200 tables)";
+            case "E" -> heading(t) + ": gpbackup to a local file system";
+            default -> heading(t) + ": gprestore from the appliance";
+        };
+    }
+
+    /** What a person calls the reference measurement's table {@code t} ("A" to "F"). */
+    static String heading(String t) {
+        return switch (t) {
+            case "A" -> "Channel test";
+            case "B" -> "Plugin, one host";
+            case "C" -> "Plugin, several hosts";
+            case "D" -> "Backups to the appliance";
+            case "E" -> "Backups to local disk";
+            case "F" -> "Restore";
+            default -> throw new IllegalArgumentException("no table " + t);
         };
     }
 

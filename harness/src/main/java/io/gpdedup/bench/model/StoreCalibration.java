@@ -1,6 +1,7 @@
 package io.gpdedup.bench.model;
 
 import io.gpdedup.appliance.ApplianceProfile;
+import io.gpdedup.bench.report.Figures;
 import io.gpdedup.bench.report.ResultTable;
 import java.time.Duration;
 import java.util.Arrays;
@@ -79,12 +80,12 @@ public final class StoreCalibration {
         t.add("read.stream-cap-mbps", Calibration.g(one.readMBps()), "1 thread, read (the restore pipeline, SHA-256 checked)");
         t.add("read.raw-mbps", Calibration.g(read.raw), "reads at " + threadList(threads) + " threads, the writes' overhead");
         t.add("dedup.lookup-capacity-mbps", Calibration.g(lookup), lookupBinds ? "repeats fell short of the streams' own total: the most they gave"
-                : "repeats grew with the threads up to " + top + ": taken not to bind, as the seed's");
+                : "repeats grew with the threads up to " + top + ": taken not to bind, as the reference appliance's");
         t.add("files.namespace-op-ms", Calibration.g(namespaceMs), String.format(Locale.ROOT, "%.0f small objects/s on %d threads, a create and a close each",
                 files.filesPerSecond(), files.threads()));
         t.add("files.open-latency-ms, close-latency-ms", Calibration.g(fileLatencyMs), String.format(Locale.ROOT,
-                "%.2f ms per small object on one thread, less its namespace turns and a round trip, halved", files.millisPerFileAlone()));
-        t.add("host.read-cap-mbps", Calibration.g(p.hostReadCapMBps()), "the seed's client hosts (tables B, C): not the store's to measure");
+                "%s ms per small object on one thread, less its namespace turns and a round trip, halved", Figures.fixed(files.millisPerFileAlone(), 2)));
+        t.add("host.read-cap-mbps", Calibration.g(p.hostReadCapMBps()), "the reference measurement's client hosts: not the store's to measure");
 
         ResultTable fit = new ResultTable("Measured against what the profile gives back (MB/s)", "threads", "write", "profile write",
                 "repeat", "profile repeat", "read", "profile read");

@@ -5,12 +5,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * A titled table of results: what every runner prints on stdout, writes as CSV/JSON and puts in the
  * report. Cells are kept as given (numbers stay numbers for JSON); {@link #cell} renders them:
- * integers as is, other numbers with one decimal ({@code %.1f}), {@code null} as "—".
+ * integers as is, other numbers with one decimal ({@link Figures#fixed}), {@code null} as "—".
  */
 public final class ResultTable {
     private final String title;
@@ -57,7 +56,7 @@ public final class ResultTable {
         }
         if (v instanceof Double || v instanceof Float) {
             double d = ((Number) v).doubleValue();
-            return Double.isNaN(d) ? "—" : String.format(Locale.ROOT, "%.1f", d);
+            return Figures.fixed(d, 1);
         }
         return v.toString();
     }

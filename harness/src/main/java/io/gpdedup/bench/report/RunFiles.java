@@ -168,7 +168,7 @@ public final class RunFiles {
         StringBuilder sb = new StringBuilder();
         for (int c = 0; c < cells.size(); c++) {
             Object v = cells.get(c);
-            String s = v == null ? "" : v instanceof Double d && d.isNaN() ? "" : v.toString();
+            String s = v == null ? "" : v instanceof Double d ? (Double.isFinite(d) ? Figures.plain(d) : "") : v.toString();
             if (s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
                 s = '"' + s.replace("\"", "\"\"") + '"';
             }

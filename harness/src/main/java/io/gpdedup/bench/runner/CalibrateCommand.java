@@ -1,7 +1,9 @@
 package io.gpdedup.bench.runner;
 
 import io.gpdedup.appliance.ApplianceProfile;
+import io.gpdedup.bench.model.Calibrated;
 import io.gpdedup.bench.model.ReferenceSize;
+import io.gpdedup.bench.report.Figures;
 import io.gpdedup.bench.model.StoreCalibration;
 import io.gpdedup.bench.report.Progress;
 import io.gpdedup.bench.report.ResultTable;
@@ -23,22 +25,24 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gpdedup-bench calibrate}: tables A to C live against one store, next to the published
- * figures and the model's, and whether the profile validates; or, with {@code --host}, a profile
- * of that real store for the model.
+ * {@code gpdedup-bench calibrate}: the reference measurement's stream tests live against one store
+ * simulating the profile, next to the reference measurement and the model's, and whether the
+ * profile validates; or, with {@code --host}, a profile of the admin's own store for the model.
  */
 @Command(name = "calibrate", mixinStandardHelpOptions = true,
         exitCodeListHeading = Commands.EXIT_HEADING,
         exitCodeList = {Commands.EXIT_OK, Commands.EXIT_FAILED, Commands.EXIT_USAGE, Commands.EXIT_SHAPE},
-        description = {"Runs tables A to C live (connchk, isolated 1 host x 1/10/20 files, 2/4/8 hosts x 10 files, and table B's "
-                + "tail) against one gpdedup-store serving through the appliance profile, and compares every cell with the "
-                + "published figure and the model's prediction.",
+        description = {"Runs the reference measurement's stream tests live (connchk, isolated 1 host x 1/10/20 files, 2/4/8 hosts "
+                + "x 10 files, and the tail as files finish) against one gpdedup-store serving through the appliance profile (default: "
+                + "the built-in reference appliance), and compares every cell with the reference measurement and the model's prediction.",
             "The profile validates when the live shapes hold (20 threads beat 10 and 1, 30 fall below 20, 20 files no better than "
-                + "10, 8 hosts share the same total as 4, hosts share evenly) and every published cell is within 20%%.",
+                + "10, 8 hosts share the same total as 4, hosts share evenly) and every measured cell is within 20%%.",
             "--quick: connchk 1/10/20/30 threads and isolated 4/8 hosts on less data, shape checks only (about 2 minutes).",
             "With --host: measures that real gpdedup-store instead (connchk's write, repeat and verified read per thread count, "
-                + "request round trips, small objects) and writes a profile of it that `gpdedup-bench model --profile FILE` uses to "
-                + "predict your own cluster; what it wrote is deleted at the end. See docs/appliance.md."})
+                + "request round trips, small objects) and writes a profile of your store that `gpdedup-bench model --profile FILE` uses "
+                + "to predict your own cluster; what it wrote is deleted at the end. A calibration with fewer than "
+                + Calibrated.MIN_THREAD_COUNTS + " thread counts or a transfer shorter than " + (int) Calibrated.MIN_PASS_SECONDS
+                + " s is too brief to trust: model warns. See docs/appliance.md."})
 public final class CalibrateCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "the CI variant: fewer, smaller runs, shape checks only")
     boolean quick;
@@ -131,8 +135,9 @@ public final class CalibrateCommand implements Callable<Integer> {
             System.out.println();
             bcChecks.print(System.out);
             boolean validates = aChecks.passed() && bcChecks.passed();
-            System.out.printf(Locale.ROOT, "%nprofile %s at scale %s: %s (live suite: %.1f min)%n", s.profile().name(),
-                    s.profile().scale(), validates ? "VALIDATES" : "DOES NOT VALIDATE", minutes);
+            System.out.printf(Locale.ROOT, "%nprofile (%s) at scale %s: %s (live suite: %.1f min)%n",
+                    s.profileName(), Figures.significant(s.profile().scale(), 3),
+                    validates ? "VALIDATES" : "DOES NOT VALIDATE", minutes);
             if (live.out != null) {
                 RunFiles files = RunFiles.in(live.out);
                 ChannelRun.write(files, "calibrate-a", a, aTable);
@@ -187,8 +192,9 @@ public final class CalibrateCommand implements Callable<Integer> {
         }
         ResultTable table = StoreCheck.table(check.title(bytes), rows);
         table.print(System.out);
-        System.out.printf(Locale.ROOT, "requests: %.3f ms median round trip; small objects (%d KiB): %.2f ms each on one thread, "
-                + "%.0f/s on %d threads%n%n", ping, FILE_BYTES >> 10, alone.millisPerFile(), many.filesPerSecond(), many.threads());
+        System.out.printf(Locale.ROOT, "requests: %s ms median round trip; small objects (%d KiB): %s ms each on one thread, "
+                + "%s/s on %d threads%n%n", Figures.fixed(ping, 3), FILE_BYTES >> 10, Figures.fixed(alone.millisPerFile(), 2),
+                Figures.fixed(many.filesPerSecond(), 0), many.threads());
         List<StoreCalibration.Measured> figures = rows.stream().map(r -> new StoreCalibration.Measured(r.threads(),
                 StoreCheck.mbps(r.write()), StoreCheck.mbps(r.repeat()), StoreCheck.mbps(r.read()))).toList();
         StoreCalibration.Result r = StoreCalibration.solve(profileName, figures, ping,
@@ -206,10 +212,13 @@ public final class CalibrateCommand implements Callable<Integer> {
                 "# gpdedup-store at " + settings.host() + ":" + settings.port() + ", unit " + settings.unit() + ", measured "
                         + LocalDate.now() + " by",
                 "#   " + Commands.commandLine(spec),
-                "# through the dedup plugin's pipeline from one client host (docs/appliance.md: a store's own profile).",
+                "# through the dedup plugin's pipeline from one client host (docs/appliance.md: your store's own profile).",
                 "# Rates in MB/s (MB = 2^20 bytes), durations in ms; scale 1: a simulated store with it runs at the measured rates.",
                 ""));
-        Files.writeString(file, header + r.profile().toYaml(), StandardCharsets.UTF_8);
+        Calibrated measuredHere = new Calibrated(settings.host(), settings.unit(), LocalDate.now(), rows.size(),
+                rows.stream().flatMap(x -> java.util.stream.Stream.of(x.write(), x.repeat(), x.read())).mapToDouble(StoreCheck.Pass::seconds)
+                        .min().orElse(0));
+        Files.writeString(file, header + r.profile().toYaml() + measuredHere.toYaml(), StandardCharsets.UTF_8);
         if (!ApplianceProfile.load(file).equals(r.profile())) {
             throw new IllegalStateException("the profile written to " + file + " does not read back as written");
         }
@@ -222,7 +231,9 @@ public final class CalibrateCommand implements Callable<Integer> {
                     List.of(check.deletedLine(), "profile: " + file));
         }
         System.out.println(check.deletedLine());
-        System.out.println("wrote profile " + file + ": gpdedup-bench model --profile " + file + " [--hosts N ...] predicts your cluster with it");
+        System.out.println("wrote the profile of your store (" + settings.host() + ", unit " + settings.unit() + ") to " + file
+                + ": gpdedup-bench model --profile " + file + " [--hosts N ...] predicts your cluster with it");
+        measuredHere.tooBrief().ifPresent(System.err::println);
         return 0;
     }
 }

@@ -4,6 +4,7 @@ import io.gpdedup.bench.model.Published;
 import io.gpdedup.bench.model.ReferenceSize;
 import io.gpdedup.bench.model.StreamModel;
 import io.gpdedup.bench.report.Charts;
+import io.gpdedup.bench.report.Figures;
 import io.gpdedup.bench.report.Progress;
 import io.gpdedup.bench.report.ResultTable;
 import io.gpdedup.bench.report.RunFiles;
@@ -14,8 +15,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Table A live: the channel test at each thread count against the store of a {@link LiveSession},
- * reported in reference MB/s next to the published figure and the model's prediction.
+ * The channel test live (table A of the reference measurement): each thread count against the store
+ * of a {@link LiveSession}, in reference MB/s next to the reference measurement and the model's prediction.
  */
 final class ChannelRun {
     /** One thread count's outcome, in reference MB/s; {@code published} is NaN where the table has no cell. */
@@ -76,13 +77,14 @@ final class ChannelRun {
      * {@code liveBytes} were really written per thread (the profile's scale).
      */
     public static ResultTable table(List<Row> rows, long referenceBytes, long liveBytes, boolean read) {
-        List<String> cols = new ArrayList<>(List.of("threads", "ours MB/s", "published MB/s", "error %", "model MB/s", "seconds", "machine cpu %", "our cpu %"));
+        List<String> cols = new ArrayList<>(List.of("threads", "ours MB/s", "reference MB/s", "error %", "model MB/s", "seconds", "machine cpu %", "our cpu %"));
         if (read) {
             cols.add(4, "read MB/s");
         }
-        ResultTable t = new ResultTable(String.format(Locale.ROOT, "A. Synthetic channel test (live), unique data, %.2f MB written per thread "
-                + "(the reference's %.0f MB at scale %.4g); every MB/s column is in reference MB/s (ours and model: live MB/s / scale; "
-                + "published: the reference's)", ReferenceSize.mb(liveBytes), ReferenceSize.mb(referenceBytes), liveBytes / (double) referenceBytes), cols);
+        ResultTable t = new ResultTable(String.format(Locale.ROOT, "Channel test against a simulated reference appliance, unique data, "
+                + "%s MB written per thread (the reference measurement's %s MB at scale %s); every MB/s column is in the reference "
+                + "appliance's MB/s (ours and model: live MB/s / scale; reference: as measured on it)", Figures.fixed(ReferenceSize.mb(liveBytes), 2),
+                Figures.fixed(ReferenceSize.mb(referenceBytes), 0), Figures.significant(liveBytes / (double) referenceBytes, 3)), cols);
         for (Row r : rows) {
             List<Object> cells = new ArrayList<>(List.of(r.threads(), r.ours(), r.published(), r.errorPercent(), r.model(), r.seconds(),
                     r.machineCpu() * 100, r.ourCpu() * 100));
@@ -96,7 +98,7 @@ final class ChannelRun {
 
     /** The published shape: 20 threads beat 10 and 1, 30 fall below 20; and each cell within tolerance. */
     public static ShapeChecks checks(List<Row> rows, boolean cells) {
-        ShapeChecks c = new ShapeChecks("A. shape checks");
+        ShapeChecks c = new ShapeChecks("Shape checks against the reference measurement");
         Map<Integer, Double> by = new LinkedHashMap<>();
         rows.forEach(r -> by.put(r.threads(), r.ours()));
         if (by.containsKey(20) && by.containsKey(10)) {
@@ -111,7 +113,7 @@ final class ChannelRun {
         if (cells) {
             for (Row r : rows) {
                 if (!Double.isNaN(r.published())) {
-                    c.close(r.threads() + " threads vs published", r.ours(), r.published(), ShapeChecks.CELL_TOLERANCE);
+                    c.close(r.threads() + " threads vs reference", r.ours(), r.published(), ShapeChecks.CELL_TOLERANCE);
                 }
             }
         }
@@ -123,7 +125,7 @@ final class ChannelRun {
         List<String> cats = rows.stream().map(r -> String.valueOf(r.threads())).toList();
         Map<String, double[]> groups = new LinkedHashMap<>();
         groups.put("ours (live)", rows.stream().mapToDouble(Row::ours).toArray());
-        groups.put("published", rows.stream().mapToDouble(Row::published).toArray());
+        groups.put("reference", rows.stream().mapToDouble(Row::published).toArray());
         groups.put("model", rows.stream().mapToDouble(Row::model).toArray());
         Charts.bars(files.file(name + ".png"), table.title(), "threads", "MB/s", cats, groups);
     }

@@ -1,5 +1,6 @@
 package io.gpdedup.bench.runner;
 
+import io.gpdedup.bench.report.Figures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -48,9 +49,10 @@ final class Commands {
 
     static List<String> notes(LiveSession s) {
         return List.of(
-                String.format(Locale.ROOT, "profile %s at scale %s: live rates and data sizes are the reference's x %s; durations are the reference's",
-                        s.profile().name(), s.profile().scale(), s.profile().scale()),
+                String.format(Locale.ROOT, "profile: %s at scale %s: live rates and data sizes are the reference appliance's x %s; "
+                        + "durations are the reference appliance's", s.profileName(), Figures.significant(s.profile().scale(), 3),
+                        Figures.significant(s.profile().scale(), 3)),
                 "store: " + s.dist().home().resolve("bin").resolve(Installation.APPLIANCE_STORE) + " on 127.0.0.1, engine-threads " + LiveStore.ENGINE_THREADS,
-                "MB = 2^20 bytes, as in the published figures");
+                "MB = 2^20 bytes, as in the reference measurement");
     }
 }

@@ -14,14 +14,15 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code gpdedup-bench connchk}: table A live, or the channel test against a real store. */
+/** {@code gpdedup-bench connchk}: the channel test against a simulated reference appliance, or against a real store. */
 @Command(name = "connchk", mixinStandardHelpOptions = true,
         exitCodeListHeading = Commands.EXIT_HEADING,
         exitCodeList = {Commands.EXIT_OK, Commands.EXIT_FAILED, Commands.EXIT_USAGE, Commands.EXIT_SHAPE},
-        description = {"Synthetic channel test (table A), live: N threads each write one file of unique data straight to a "
+        description = {"Synthetic channel test, live: N threads each write one file of unique data straight to a "
                 + "gpdedup-store started with the appliance profile (client library, no plugin, no dedup lookups).",
-            "Sizes are in the reference's units (MB = 2^20) and scaled by the profile's scale for the live run; results "
-                + "are reported back in reference MB/s next to the published figures and the model's.",
+            "Without --profile the store simulates the built-in reference appliance. Sizes are in its units (MB = 2^20) and scaled "
+                + "by the profile's scale for the live run; results are reported back in its MB/s next to the reference measurement "
+                + "and the model's.",
             "With --host: against that real gpdedup-store instead, as ddpconnchk against an appliance: N threads each write "
                 + "--size of unique data through the dedup plugin's client and pipeline, read it back checking SHA-256, and "
                 + "report write and read MB/s per thread count; what it wrote is deleted at the end."})

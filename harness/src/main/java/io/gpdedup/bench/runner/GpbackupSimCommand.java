@@ -34,10 +34,10 @@ import picocli.CommandLine.Spec;
                 + "segments; jobs mode makes one backup_data per table per segment, single-data-file mode one stream per segment "
                 + "with a TOC of [start, end) offsets uploaded with backup_file; --restore reads everything back with restore_file "
                 + "and restore_data (checked byte for byte) and, in single-data-file mode, a filtered restore with restore_data_subset.",
-            "Tables: a scaled sample of the seed's database (seed003: 31,200 tables, 5%% large, 28%% empty) or a FILE of lines "
-                + "'<oid> <size>' (e.g. '16384 2GB'). Sizes are in reference units; speed = table data / wall time, as published. "
-                + "Each phase is compared with the model run on the same small cluster and tables; the published (cluster-scale) "
-                + "row of the same kind is shown for context."})
+            "Tables: a scaled sample of the reference database (all: 31,200 tables, 5%% large, 28%% empty) or a FILE of lines "
+                + "'<oid> <size>' (e.g. '16384 2GB'). Sizes are in reference units; speed = table data / wall time, as in the "
+                + "reference measurement. Each phase is compared with the model run on the same small cluster and tables; the "
+                + "reference measurement's (cluster-scale) row of the same kind is shown for context."})
 public final class GpbackupSimCommand implements Callable<Integer> {
     /** The seed database's table count and class totals: the sample keeps their proportions. */
     static final int SEED_TABLES = 31_200;
@@ -45,16 +45,16 @@ public final class GpbackupSimCommand implements Callable<Integer> {
     @Option(names = "--mode", paramLabel = "jobs|sdf", description = "jobs (multi-file) or sdf (single-data-file); default sdf")
     String mode = "sdf";
 
-    @Option(names = "--jobs", paramLabel = "N", description = "jobs mode: tables in flight (default 15, as table D row 1)")
+    @Option(names = "--jobs", paramLabel = "N", description = "jobs mode: tables in flight (default 15, as the reference measurement)")
     int jobs = 15;
 
-    @Option(names = "--copy-queue-size", paramLabel = "Q", description = "single-data-file: COPYs queued ahead (default 20, as table D)")
+    @Option(names = "--copy-queue-size", paramLabel = "Q", description = "single-data-file: COPYs queued ahead (default 20, as the reference measurement)")
     int copyQueue = 20;
 
-    @Option(names = "--tables", paramLabel = "seed003|large|small|FILE", description = "which tables (default seed003: all)")
-    String tables = "seed003";
+    @Option(names = "--tables", paramLabel = "all|large|small|FILE", description = "which tables (default: all)")
+    String tables = "all";
 
-    @Option(names = "--table-count", paramLabel = "N", description = "tables sampled from the seed's database (default 60; --quick 24)")
+    @Option(names = "--table-count", paramLabel = "N", description = "tables sampled from the reference database (default 60; --quick 24)")
     Integer tableCount;
 
     @Option(names = "--hosts", paramLabel = "N", description = "segment hosts (default 2)")
@@ -175,7 +175,7 @@ public final class GpbackupSimCommand implements Callable<Integer> {
                 "gpbackup-sim (live): %s, %d hosts x %d segments, %d tables (%s), reference MB/s of table data", shape, hosts,
                 segmentsPerHost, loaded.tables().size(), tables),
                 "phase", "mode", "tables", "table data GB", "plugin calls", "seconds", "ours MB/s", "model MB/s", "error %",
-                "published (cluster) MB/s");
+                "reference (cluster) MB/s");
         Cluster seed = Cluster.seed003();
         for (GpbackupSim.Phase p : phases) {
             boolean isRepeat = p.name().startsWith("repeated");
@@ -241,7 +241,7 @@ public final class GpbackupSimCommand implements Callable<Integer> {
 
     static List<GpbackupSim.Table> readFile(Path file) throws IOException {
         if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException("--tables: not seed003, large, small or a readable file: " + file);
+            throw new IllegalArgumentException("--tables: not all, large, small or a readable file: " + file);
         }
         List<GpbackupSim.Table> out = new ArrayList<>();
         int lineNo = 0;

@@ -13,18 +13,18 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code gpdedup-bench isolated}: tables B and C live. */
+/** {@code gpdedup-bench isolated}: the reference measurement's plugin tests (tables B and C) live. */
 @Command(name = "isolated", mixinStandardHelpOptions = true,
         exitCodeListHeading = Commands.EXIT_HEADING,
         exitCodeList = {Commands.EXIT_OK, Commands.EXIT_FAILED, Commands.EXIT_USAGE, Commands.EXIT_SHAPE},
-        description = {"Isolated plugin test (tables B and C), live: every simulated host is a process of its own with its own "
+        description = {"Isolated plugin test, live: every simulated host is a process of its own with its own "
                 + "loopback address (127.0.0.2, 127.0.0.3, ...) and disk read cap, running N real gpbackup_dedup_plugin backup_data "
                 + "calls in parallel on unique random data fed through stdin, against a gpdedup-store started with the appliance profile.",
             "Every call is started and has its stream open at the store before the feed begins; a file is done when its call has "
-                + "exited. Reports per-host and total MB/s (reference units) next to the published figures and the model's, and "
+                + "exited. Reports per-host and total MB/s (reference units) next to the reference measurement and the model's, and "
                 + "per-second timelines measured at the store (--out)."})
 public final class IsolatedCommand implements Callable<Integer> {
-    @Option(names = "--hosts", split = ",", paramLabel = "N[,N...]", description = "host counts (default: 1; table C: 2,4,8; --quick: 4,8)")
+    @Option(names = "--hosts", split = ",", paramLabel = "N[,N...]", description = "host counts (default: 1; the reference measurement's: 2,4,8; --quick: 4,8)")
     int[] hosts;
 
     @Option(names = "--threads", split = ",", paramLabel = "N[,N...]",

@@ -121,8 +121,8 @@ final class IsolatedRun {
     }
 
     static ResultTable tailTable(Tail t) {
-        ResultTable table = new ResultTable("B. Tail (live): " + t.left() + " of " + t.files() + " files left, reference MB/s at the store",
-                "files left", "ours MB/s", "published MB/s", "error %", "model MB/s", t.left() + " x plugin stream cap");
+        ResultTable table = new ResultTable("Plugin tail (live): " + t.left() + " of " + t.files() + " files left, reference MB/s at the store",
+                "files left", "ours MB/s", "reference MB/s", "error %", "model MB/s", t.left() + " x plugin stream cap");
         table.add(t.left(), t.ours(), t.published(), error(t.ours(), t.published()), t.model(), t.fairShare());
         return table;
     }
@@ -168,9 +168,9 @@ final class IsolatedRun {
 
     /** One row per host of every run, then the run's total (B: one host; C: 10 threads per host). */
     public static ResultTable table(List<Run> runs, long referenceFileBytes) {
-        ResultTable t = new ResultTable("B/C. Isolated plugin test (live), real gpbackup_dedup_plugin, random data, N files of "
+        ResultTable t = new ResultTable("Plugin test (live), real gpbackup_dedup_plugin, random data, N files of "
                 + ReferenceSize.mb(referenceFileBytes) / 1024 + " GB per host, reference MB/s",
-                "hosts", "threads", "host", "ours MB/s", "published MB/s", "error %", "model MB/s", "seconds", "machine cpu %", "our cpu %");
+                "hosts", "threads", "host", "ours MB/s", "reference MB/s", "error %", "model MB/s", "seconds", "machine cpu %", "our cpu %");
         for (Run r : runs) {
             if (r.hosts() > 1) {
                 for (int h = 0; h < r.hosts(); h++) {
@@ -191,7 +191,7 @@ final class IsolatedRun {
      * each published cell within tolerance when {@code cells}.
      */
     public static ShapeChecks checks(List<Run> runs, boolean cells) {
-        ShapeChecks c = new ShapeChecks("B/C. shape checks");
+        ShapeChecks c = new ShapeChecks("Plugin shape checks against the reference measurement");
         Run b1 = find(runs, 1, 1);
         Run b10 = find(runs, 1, 10);
         Run b20 = find(runs, 1, 20);
@@ -217,12 +217,12 @@ final class IsolatedRun {
         if (cells) {
             for (Run r : runs) {
                 if (!Double.isNaN(r.publishedTotal())) {
-                    c.close(r.hosts() + " hosts x " + r.threads() + " files: total vs published", r.totalMBps(), r.publishedTotal(),
+                    c.close(r.hosts() + " hosts x " + r.threads() + " files: total vs reference", r.totalMBps(), r.publishedTotal(),
                             ShapeChecks.CELL_TOLERANCE);
                 }
                 if (r.hosts() > 1 && r.publishedHost() != null) {
                     for (int h = 0; h < r.hosts(); h++) {
-                        c.close(r.hosts() + " hosts: host" + (h + 1) + " vs published", r.hostMBps()[h], r.publishedHost()[h],
+                        c.close(r.hosts() + " hosts: host" + (h + 1) + " vs reference", r.hostMBps()[h], r.publishedHost()[h],
                                 ShapeChecks.CELL_TOLERANCE);
                     }
                 }

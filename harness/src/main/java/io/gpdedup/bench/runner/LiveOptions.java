@@ -1,16 +1,13 @@
 package io.gpdedup.bench.runner;
 
 import io.gpdedup.appliance.ApplianceProfile;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /** The options every live command shares: which profile, scale, installation, and where files go. */
 final class LiveOptions {
-    static final String DEFAULT_PROFILE = "profiles/seed003.yaml";
-
     @Option(names = "--profile", paramLabel = "FILE",
-            description = "appliance profile (default: " + DEFAULT_PROFILE + " in the working directory or beside the distribution)")
+            description = "appliance profile to serve through (default: the built-in reference appliance)")
     Path profile;
 
     @Option(names = "--scale", paramLabel = "X",
@@ -41,25 +38,8 @@ final class LiveOptions {
         StoreTarget.refuse("--keep", keep);
     }
 
-    /** The profile file named, or the default one found. */
-    Path profileFile(Installation d) {
-        if (profile != null) {
-            return profile;
-        }
-        Path cwd = Path.of(DEFAULT_PROFILE);
-        if (Files.isRegularFile(cwd)) {
-            return cwd;
-        }
-        Path beside = d.home().resolveSibling(DEFAULT_PROFILE);
-        if (Files.isRegularFile(beside)) {
-            return beside;
-        }
-        throw new IllegalArgumentException("no appliance profile: give --profile FILE (looked for " + cwd.toAbsolutePath() + " and " + beside + ")");
-    }
-
-    /** The profile at the scale asked for. */
-    ApplianceProfile loadProfile(Installation d) {
-        ApplianceProfile p = ApplianceProfile.load(profileFile(d));
+    /** {@code p} at the scale asked for. */
+    ApplianceProfile scaled(ApplianceProfile p) {
         if (scale != null) {
             if (!(scale > 0) || scale.isInfinite()) {
                 throw new IllegalArgumentException("--scale must be > 0, got " + scale);

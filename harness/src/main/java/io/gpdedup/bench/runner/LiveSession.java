@@ -1,6 +1,7 @@
 package io.gpdedup.bench.runner;
 
 import io.gpdedup.appliance.ApplianceProfile;
+import io.gpdedup.bench.model.KitProfile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,6 +17,7 @@ import java.util.stream.Stream;
 final class LiveSession implements AutoCloseable {
     private final Installation dist;
     private final ApplianceProfile profile;
+    private final String profileName;
     private final Path work;
     private final boolean removeWork;
     private final LiveStore store;
@@ -23,9 +25,10 @@ final class LiveSession implements AutoCloseable {
     private final Thread onExit;
     private long nextRun;
 
-    private LiveSession(Installation dist, ApplianceProfile profile, Path work, boolean removeWork, LiveStore store) {
+    private LiveSession(Installation dist, ApplianceProfile profile, String profileName, Path work, boolean removeWork, LiveStore store) {
         this.dist = dist;
         this.profile = profile;
+        this.profileName = profileName;
         this.work = work;
         this.removeWork = removeWork;
         this.store = store;
@@ -36,11 +39,12 @@ final class LiveSession implements AutoCloseable {
 
     public static LiveSession open(LiveOptions o) throws IOException {
         Installation dist = Installation.locate(o.dist);
-        ApplianceProfile profile = o.loadProfile(dist);
-        return open(dist, profile, o.work, o.keep);
+        KitProfile chosen = KitProfile.choose(o.profile);
+        return open(dist, o.scaled(chosen.profile()), chosen.describe(), o.work, o.keep);
     }
 
-    public static LiveSession open(Installation dist, ApplianceProfile profile, Path workDir, boolean keep) throws IOException {
+    /** A session serving through {@code profile}, which {@code profileName} names for people. */
+    static LiveSession open(Installation dist, ApplianceProfile profile, String profileName, Path workDir, boolean keep) throws IOException {
         Path work = workDir == null ? Files.createTempDirectory("gpdedup-bench-") : Files.createDirectories(workDir);
         boolean remove = workDir == null && !keep;
         try {
@@ -48,7 +52,7 @@ final class LiveSession implements AutoCloseable {
             Path effective = work.resolve("profile.yaml");
             Files.writeString(effective, profile.toYaml(), StandardCharsets.UTF_8);
             LiveStore store = LiveStore.start(dist, work.resolve("store"), effective);
-            return new LiveSession(dist, profile, work, remove, store);
+            return new LiveSession(dist, profile, profileName, work, remove, store);
         } catch (IOException | RuntimeException e) {
             if (remove) {
                 delete(work);
@@ -63,6 +67,11 @@ final class LiveSession implements AutoCloseable {
 
     public ApplianceProfile profile() {
         return profile;
+    }
+
+    /** The profile for people: "built-in reference appliance", or its file. */
+    public String profileName() {
+        return profileName;
     }
 
     public LiveStore store() {

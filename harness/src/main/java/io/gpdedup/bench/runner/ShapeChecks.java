@@ -1,5 +1,6 @@
 package io.gpdedup.bench.runner;
 
+import io.gpdedup.bench.report.Figures;
 import io.gpdedup.bench.report.ResultTable;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -36,8 +37,8 @@ final class ShapeChecks {
     /** {@code a} within {@code tolerance} of {@code b}, relative to {@code b}. */
     public void close(String what, double a, double b, double tolerance) {
         double err = (a - b) / b;
-        check(what, Math.abs(err) <= tolerance, String.format(java.util.Locale.ROOT, "%.0f vs %.0f MB/s (%+.1f%%, limit %.0f%%)",
-                a, b, err * 100, tolerance * 100));
+        check(what, Math.abs(err) <= tolerance, String.format(java.util.Locale.ROOT, "%.0f vs %.0f MB/s (%s%%, limit %.0f%%)",
+                a, b, (err > 0 ? "+" : "") + Figures.fixed(err * 100, 1), tolerance * 100));
     }
 
     public boolean passed() {

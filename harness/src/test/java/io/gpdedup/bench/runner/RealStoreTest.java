@@ -155,7 +155,9 @@ class RealStoreTest {
         assertEquals(1.0, p.scale());
         assertTrue(p.writeRawMBps() > 0 && p.readRawMBps() > 0 && p.clientCostMsPerMB() > 0 && p.namespaceOpCost().toNanos() > 0, p.toString());
         assertTrue(Files.readString(profile).startsWith("# gpdedup-store at 127.0.0.1:" + store.port()), "the profile says where it came from");
-        assertTrue(run.out().contains("wrote profile " + profile), run.out());
+        assertTrue(run.out().contains("wrote the profile of your store (127.0.0.1, unit " + LiveStore.UNIT + ") to " + profile), run.out());
+        // two thread counts of 8 MiB: too few and too short to trust, said once by calibrate and again by each model run
+        assertTrue(run.err().contains("too brief to trust"), run.toString());
         Matcher deleted = Pattern.compile("deleted the (\\d+) objects .* under (gpdedup-bench/connchk-[0-9a-f]+/)").matcher(run.out());
         assertTrue(deleted.find(), run.out());
         // 1 and 2 threads written twice (unique, then again as duplicates), and 10 + 2 x 10 small objects
@@ -166,7 +168,9 @@ class RealStoreTest {
         BenchRun model = BenchRun.of("model", "--profile", profile.toString(), "--hosts", "2", "--segments-per-host", "2", "--tables", "200", "--data",
                 "1GiB", "--out", dir.resolve("whatif").toString());
         assertEquals(0, model.exit(), model.toString());
-        assertTrue(model.out().contains("profile mystore (" + profile + ")"), model.out());
+        assertTrue(model.out().contains("profile: your store, calibrated " + java.time.LocalDate.now() + " on 127.0.0.1 (unit "
+                + LiveStore.UNIT + "), " + profile), model.out());
+        assertOneLine(model, "too brief to trust (2 thread counts");
         assertTrue(Files.exists(dir.resolve("whatif").resolve("whatif.png")));
     }
 
