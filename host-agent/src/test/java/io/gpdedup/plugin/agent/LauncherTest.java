@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.gpdedup.plugin.api.PluginDefinition;
 import io.gpdedup.protocol.naming.RemoteName;
 import java.io.IOException;
 import java.io.InputStream;
@@ -94,7 +95,8 @@ class LauncherTest {
     }
 
     private void writeLaunch(String agentMain, String definition) throws IOException {
-        String cp = Stream.of(codeSource(HostAgent.class).toString(), codeSource(RemoteName.class).toString(), "$home/lib/test-classes",
+        String cp = Stream.of(codeSource(HostAgent.class).toString(), codeSource(PluginDefinition.class).toString(),
+                codeSource(RemoteName.class).toString(), "$home/lib/test-classes",
                 codeSource(JsonParser.class).toString(),
                 codeSource(YAMLFactory.class).toString(), codeSource(Yaml.class).toString()).collect(Collectors.joining(":"));
         Files.writeString(home.resolve("lib").resolve(NAME + ".launch"), String.join("\n",
