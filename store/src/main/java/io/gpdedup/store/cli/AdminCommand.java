@@ -20,7 +20,6 @@ import io.gpdedup.protocol.wire.ReplicationJobStatus;
 import io.gpdedup.store.config.ConfigLoader;
 import io.gpdedup.store.retention.BackupFigures;
 import io.gpdedup.store.retention.BackupSet;
-import io.gpdedup.store.retention.BackupVerification;
 import io.gpdedup.store.retention.BackupVerifier;
 import io.gpdedup.store.retention.RetentionPolicy;
 import java.io.IOException;

@@ -11,7 +11,6 @@ import io.gpdedup.store.engine.CommitPolicy;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.PutVerification;
 import io.gpdedup.store.jobs.GcSchedule;
-import io.gpdedup.store.net.PlainTextListen;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,13 +1,12 @@
 package io.gpdedup.store.config;
 
-import io.gpdedup.store.net.ConnectionLimiter;
 import java.time.Duration;
 
 /**
  * How many connections and logins the server takes on at once (docs/store.md): connections that
  * have not logged in within {@code loginTimeout} are closed; {@code maxConnections} and
  * {@code maxConnectionsPerAddress} cap the sockets (0: derived from the process's descriptor
- * limit at start, see {@link ConnectionLimiter}); {@code maxPendingLogins} caps the password
+ * limit at start, see {@code net.ConnectionLimiter}); {@code maxPendingLogins} caps the password
  * checks waiting or running at once; {@code holds} caps what the connections may make the server hold.
  */
 public record ConnectionLimits(Duration loginTimeout, int maxConnections, int maxConnectionsPerAddress, int maxPendingLogins, HoldLimits holds) {

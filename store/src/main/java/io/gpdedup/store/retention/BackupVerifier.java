@@ -34,8 +34,8 @@ public final class BackupVerifier {
     private static final long FETCH_BYTES = 32L << 20;
 
     /** One object's verdict: {@code problem} is null when it restores. */
-    record Checked(String directory, ObjectInfo object, long chunks, long bytes, String problem) {
-        boolean ok() {
+    public record Checked(String directory, ObjectInfo object, long chunks, long bytes, String problem) {
+        public boolean ok() {
             return problem == null;
         }
     }

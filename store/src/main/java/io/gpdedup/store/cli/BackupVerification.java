@@ -1,8 +1,8 @@
-package io.gpdedup.store.retention;
+package io.gpdedup.store.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpdedup.store.cli.AdminCommand;
+import io.gpdedup.store.retention.BackupVerifier;
 import java.io.PrintStream;
 import java.util.List;
 

@@ -1,6 +1,5 @@
-package io.gpdedup.store.net;
+package io.gpdedup.store.config;
 
-import io.gpdedup.store.config.ConfigLoader;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
