@@ -180,8 +180,44 @@ class ClusterRolloutTest {
         }
     }
 
+    /**
+     * An encrypted password: the check hands the plugin the secret of the coordinator's .encrypt, as
+     * gpbackup does; a scratch coordinator directory stands in for the rig's, whose .encrypt other
+     * tests use.
+     */
     @Test
     @Order(3)
+    @Execution(ExecutionMode.SAME_THREAD)
+    void checkGivesTheSecretForAnEncryptedPassword() throws Exception {
+        Map<String, String> options = new LinkedHashMap<>(store.demoOptions("rollout"));
+        options.put("log_directory", gpadminDirectory("logs").toString());
+        Path coordinator = gpadminDirectory("coordinator");
+        Path encrypt = coordinator.resolve(".encrypt");
+        Files.writeString(encrypt, PLUGIN + ": rollout-test-secret\n", StandardCharsets.UTF_8);
+        own(encrypt);
+        // encrypt_password runs as root here: a log of its own, so gpadmin's plugin log stays gpadmin's
+        Map<String, String> plain = new LinkedHashMap<>(options);
+        plain.put("log_directory", Files.createDirectories(root.resolve("logs-encrypt")).toString());
+        options.put("password", encrypted(config("plain.yaml", plain), encrypt, StoreProcess.DEMO_PASSWORD));
+        options.put("password_encryption", "on");
+        Path config = config("encrypted.yaml", options);
+        List<String> environment = List.of("COORDINATOR_DATA_DIRECTORY=" + coordinator, "MASTER_DATA_DIRECTORY=" + coordinator);
+
+        AsGpadmin.Outcome ok = cluster(environment, "check", config.toString());
+        assertEquals(0, ok.exit(), ok.describe());
+        for (String h : hosts) {
+            assertTrue(lineOf(ok, h).startsWith(h + ": ok version " + printed + ", store 127.0.0.1:" + store.port() + " unit "), ok.output());
+        }
+
+        Files.writeString(encrypt, "gpbackup_ddboost_plugin: another-plugins-secret\n", StandardCharsets.UTF_8);
+        AsGpadmin.Outcome missing = cluster(environment, "check", config.toString());
+        assertEquals(2, missing.exit(), missing.describe());
+        assertEquals("gpdedup-cluster: the config's password is encrypted, and " + coordinator + "/.encrypt has no '" + PLUGIN + ":' key",
+                missing.output().strip());
+    }
+
+    @Test
+    @Order(4)
     @Execution(ExecutionMode.SAME_THREAD)
     void aFailedInstallLeavesTheWorkingReleaseInPlace() throws Exception {
         Path link = prefix.resolve("gpdedup");
@@ -238,7 +274,14 @@ class ClusterRolloutTest {
     }
 
     private AsGpadmin.Outcome cluster(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(script.toString()));
+        return cluster(List.of(), args);
+    }
+
+    /** gpdedup-cluster with {@code environment} ({@code NAME=value}) on top of the rig's. */
+    private AsGpadmin.Outcome cluster(List<String> environment, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("env"));
+        command.addAll(environment);
+        command.add(script.toString());
         command.addAll(List.of(args));
         AsGpadmin.Outcome o = rig.run(root, root.resolve("logs-cluster").resolve(args[0] + "-" + System.nanoTime() + ".log"), LIMIT, command);
         System.out.print("gpdedup-cluster " + String.join(" ", args) + " (exit " + o.exit() + "):\n" + o.output());
@@ -293,6 +336,19 @@ class ClusterRolloutTest {
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         own(file);
         return file;
+    }
+
+    /** {@code password} encrypted with the secret of {@code encryptFile}, by the plugin's encrypt_password. */
+    private static String encrypted(Path config, Path encryptFile, String password) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(Dist.executable(PLUGIN).toString(), "encrypt_password", config.toString(), encryptFile.toString());
+        pb.environment().put("GPDEDUP_AGENT", "off");
+        Process p = pb.redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        p.getOutputStream().write((password + "\n").getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertTrue(p.waitFor(LIMIT.toSeconds(), TimeUnit.SECONDS), "encrypt_password finished");
+        assertEquals(0, p.exitValue(), "encrypt_password");
+        return out;
     }
 
     private Path hostFile() throws IOException {
