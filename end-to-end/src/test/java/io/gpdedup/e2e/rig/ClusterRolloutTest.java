@@ -61,7 +61,7 @@ class ClusterRolloutTest {
     private List<String> hosts;
     /** What the plugin prints: the project version, "+", the commit (scripts/lib/build-info). */
     private String printed;
-    /** The release as packaged: its VERSION the project version, without the commit. */
+    /** The release as packaged: gpdedup-PROJECT_VERSION/, its VERSION file what the plugin prints. */
     private Path release;
     /** The same build released under the full version string: a second, newer release. */
     private Path next;
@@ -84,8 +84,8 @@ class ClusterRolloutTest {
         printed = versionOf(Dist.executable(PLUGIN));
         int plus = printed.indexOf('+');
         assertTrue(plus > 0, "the plugin prints its version with the commit after '+': " + printed);
-        release = tarball(printed.substring(0, plus), "release", null);
-        next = tarball(printed, "next", null);
+        release = tarball(printed.substring(0, plus), printed, "release", null);
+        next = tarball(printed, printed, "next", null);
         store = StoreProcess.start(root.resolve("store-home"));
     }
 
@@ -227,7 +227,7 @@ class ClusterRolloutTest {
         String installed = Files.readString(marker, StandardCharsets.UTF_8);
 
         // VERSION says 9.9.9, the plugin another version: unpacked, checked, refused, removed
-        Path mismatched = tarball("9.9.9", "mismatched", null);
+        Path mismatched = tarball("9.9.9", "9.9.9", "mismatched", null);
         AsGpadmin.Outcome wrong = cluster("install", mismatched.toString(), "--prefix", prefix.toString());
         assertEquals(1, wrong.exit(), wrong.describe());
         for (String h : hosts) {
@@ -237,8 +237,9 @@ class ClusterRolloutTest {
         assertFalse(Files.exists(prefix.resolve("gpdedup-9.9.9")), "the partial release is removed");
         assertFalse(Files.exists(prefix.resolve(".gpdedup-9.9.9.sha256")));
 
-        // another tarball under a version that is already installed
-        Path other = tarball(version, "other", "NOTICE");
+        // another tarball under a version that is already installed (its VERSION file the project
+        // version alone, which the plugin's VERSION+commit matches too)
+        Path other = tarball(version, version, "other", "NOTICE");
         AsGpadmin.Outcome clash = cluster("install", other.toString(), "--prefix", prefix.toString());
         assertEquals(1, clash.exit(), clash.describe());
         for (String h : hosts) {
@@ -267,6 +268,15 @@ class ClusterRolloutTest {
         assertEquals(2, bad.exit(), bad.describe());
         assertTrue(bad.output().startsWith("gpdedup-cluster: " + junk + " is not a gzip'd tar file"), bad.output());
         assertEquals(1, bad.output().lines().count(), bad.output());
+
+        // a VERSION file that contradicts its directory: refused on the coordinator too
+        Path contradicting = root.resolve("gpdedup-1.2.3-contradicting.tar.gz");
+        sh("mkdir -p \"$0\"/gpdedup-1.2.3/bin && touch \"$0\"/gpdedup-1.2.3/bin/" + PLUGIN + " && echo 4.5.6 > \"$0\"/gpdedup-1.2.3/VERSION"
+                + " && tar -C \"$0\" -czf \"$1\" gpdedup-1.2.3", root.resolve("tree-contradicting").toString(), contradicting.toString());
+        AsGpadmin.Outcome says = cluster("install", contradicting.toString(), "--prefix", prefix.toString());
+        assertEquals(2, says.exit(), says.describe());
+        assertEquals("gpdedup-cluster: " + contradicting + ": gpdedup-1.2.3/VERSION says '4.5.6', not 1.2.3 or 1.2.3+<build>", says.output().strip());
+        assertFalse(Files.exists(prefix.resolve("gpdedup-1.2.3")));
 
         assertEquals(working, Files.readSymbolicLink(link).toString(), "every failure left the link alone");
         assertEquals(printed, versionOf(link.resolve("bin/" + PLUGIN)));
@@ -305,16 +315,16 @@ class ClusterRolloutTest {
 
     /**
      * A release tarball of {@code dist/} in the release layout: {@code gpdedup-VERSION/} with the
-     * executables and gpdedup-cluster in bin/, lib/, and VERSION; {@code extraFile} (may be null) an
-     * added file, to make another tarball of the same version.
+     * executables and gpdedup-cluster in bin/, lib/, and a VERSION file that says {@code stamped};
+     * {@code extraFile} (may be null) an added file, to make another tarball of the same version.
      */
-    private Path tarball(String version, String name, String extraFile) throws IOException, InterruptedException {
+    private Path tarball(String version, String stamped, String name, String extraFile) throws IOException, InterruptedException {
         Path tree = root.resolve("tree-" + name);
         Path top = tree.resolve("gpdedup-" + version);
         Files.createDirectories(top);
         sh("cp -a \"$0\"/. \"$1\"/", Dist.directory().toString(), top.toString());
         Files.copy(script, top.resolve("bin/gpdedup-cluster"));
-        Files.writeString(top.resolve("VERSION"), version + "\n");
+        Files.writeString(top.resolve("VERSION"), stamped + "\n");
         if (extraFile != null) {
             Files.writeString(top.resolve(extraFile), "another build\n");
         }
