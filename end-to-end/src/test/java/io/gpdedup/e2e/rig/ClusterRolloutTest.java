@@ -172,6 +172,17 @@ class ClusterRolloutTest {
             assertTrue(lineOf(login, h).contains("refused user '" + StoreProcess.DEMO_USER + "'"), login.output());
         }
 
+        // a plugin without a store: its version only
+        Path localfs = root.resolve("localfs.yaml");
+        Files.writeString(localfs, ConfigFile.render(prefix.resolve("gpdedup/bin/gpbackup_localfs_plugin").toString(),
+                Map.of("directory", gpadminDirectory("localfs").toString())), StandardCharsets.UTF_8);
+        own(localfs);
+        AsGpadmin.Outcome storeless = cluster("check", localfs.toString());
+        assertEquals(0, storeless.exit(), storeless.describe());
+        for (String h : hosts) {
+            assertEquals(h + ": ok version " + printed + " (no store to check)", lineOf(storeless, h));
+        }
+
         AsGpadmin.Outcome partly = cluster("check", config("good.yaml", options).toString(), "--hostfile", hostFile().toString());
         assertEquals(1, partly.exit(), partly.describe());
         assertEquals(UNREACHABLE + ": FAILED cannot be reached: gpssh could not log in to it", lineOf(partly, UNREACHABLE));
