@@ -67,7 +67,8 @@ public final class DedupPlugin implements PluginDefinition {
     public Map<String, ExtraCommand> extraCommands() {
         return Map.of(EncryptPasswordCommand.NAME, new EncryptPasswordCommand(),
                 ReplicationCommands.REPLICATE, replication.replicateCommand(),
-                ReplicationCommands.DELETE, replication.deleteCommand());
+                ReplicationCommands.DELETE, replication.deleteCommand(),
+                CheckStoreCommand.NAME, new CheckStoreCommand(connections));
     }
 
     /** Fingerprinting, compression and decoding: one thread per core, shared by all streams. */

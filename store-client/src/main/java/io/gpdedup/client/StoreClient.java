@@ -241,7 +241,7 @@ public final class StoreClient implements AutoCloseable {
     }
 
     /** The protocol version agreed in the handshake. */
-    int protocolVersion() {
+    public int protocolVersion() {
         return connection.version();
     }
 
