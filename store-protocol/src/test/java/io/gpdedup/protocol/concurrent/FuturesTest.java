@@ -10,9 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.security.GeneralSecurityException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class FuturesTest {
@@ -80,5 +83,26 @@ class FuturesTest {
         assertSame(io, mapped.getCause());
         assertEquals(IOException.class, Futures.asIOException(new IllegalStateException("x")).getClass());
         assertSame(io, Futures.asIOException(io));
+    }
+
+    @Test
+    void awaitAllWaitsForEveryOneThenThrowsTheFirstFailureInOrder() throws Exception {
+        IOException first = new IOException("first");
+        AtomicBoolean lastAsked = new AtomicBoolean();
+        CompletableFuture<String> last = new CompletableFuture<>() {
+            @Override
+            public String get() throws InterruptedException, ExecutionException {
+                lastAsked.set(true);
+                return super.get();
+            }
+        };
+        last.complete("d");
+        List<CompletableFuture<String>> futures = List.of(CompletableFuture.completedFuture("a"), CompletableFuture.failedFuture(first),
+                CompletableFuture.failedFuture(new IOException("second")), last);
+        assertSame(first, assertThrows(IOException.class, () -> Futures.awaitAll(futures, Futures::asIOException, IOException::new)));
+        assertTrue(lastAsked.get(), "a failure must not stop the wait for the futures after it");
+        // The control case: nothing failed, every result in order.
+        assertEquals(List.of("a", "b"), Futures.awaitAll(List.of(CompletableFuture.completedFuture("a"), CompletableFuture.completedFuture("b")),
+                Futures::asIOException, IOException::new));
     }
 }
