@@ -7,6 +7,7 @@ import io.gpdedup.dedup.chunk.ChunkerParams;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.protocol.codec.ChunkCodec;
 import io.gpdedup.protocol.codec.Codec;
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.ChunkRef;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
@@ -17,8 +18,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 
 /**
  * Chunk sizes are fixed per storage unit once data is written: a different chunker would cut the
@@ -57,18 +58,22 @@ final class ChunkingFreeze {
             List<ChunkRef> refs = recipe.get().chunks();
             Fingerprint[] fps = refs.stream().map(ChunkRef::fingerprint).toArray(Fingerprint[]::new);
             StringBuilder text = new StringBuilder();
-            List<StoredChunk> chunks = client.chunks(fps).get();
+            List<StoredChunk> chunks = Futures.await(client.chunks(fps), failed -> cannotRead(client, failed),
+                    e -> new PluginException("interrupted while reading the unit's chunk sizes"));
             for (StoredChunk c : chunks) {
                 text.append(new String(ChunkCodec.decode(c.codec(), c.rawLength(), c.payload()), StandardCharsets.US_ASCII));
             }
             String[] w = text.toString().trim().split(" ");
             return Optional.of(new ChunkerParams(Integer.parseInt(w[0]), Integer.parseInt(w[1]), Integer.parseInt(w[2])));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PluginException("interrupted while reading the unit's chunk sizes");
-        } catch (ExecutionException | RuntimeException e) {
-            throw new PluginException("cannot read the chunk sizes recorded in storage unit '" + client.settings().unit() + "': " + e.getMessage());
+        } catch (PluginException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw cannotRead(client, e);
         }
+    }
+
+    private static PluginException cannotRead(StoreClient client, Throwable why) {
+        return new PluginException("cannot read the chunk sizes recorded in storage unit '" + client.settings().unit() + "': " + why.getMessage());
     }
 
     /**
@@ -99,21 +104,28 @@ final class ChunkingFreeze {
         byte[] text = (p.minSize() + " " + p.avgSize() + " " + p.maxSize() + "\n").getBytes(StandardCharsets.US_ASCII);
         Fingerprint fp = Fingerprint.compute(text, 0, text.length);
         try (BackupSession s = client.beginBackup()) {
-            boolean[] missing = s.missing(new Fingerprint[] {fp}).get();
+            boolean[] missing = recording(client, s.missing(new Fingerprint[] {fp}));
             if (missing[0]) {
-                s.put(List.of(new ChunkUpload(fp, Codec.NONE, text.length, text))).get();
+                recording(client, s.put(List.of(new ChunkUpload(fp, Codec.NONE, text.length, text))));
             }
-            s.commit(OBJECT, new Recipe(List.of(new ChunkRef(fp, text.length)), text.length, Fingerprint.newDigest().digest(text))).get();
+            recording(client, s.commit(OBJECT, new Recipe(List.of(new ChunkRef(fp, text.length)), text.length, Fingerprint.newDigest().digest(text))));
             return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PluginException("interrupted while recording the unit's chunk sizes");
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof StoreServerException refused
-                    && (refused.code() == ErrorCode.EXISTS || refused.code() == ErrorCode.LOCKED)) {
+        } catch (StoreServerException refused) {
+            if (alreadyRecorded(refused)) {
                 return false;
             }
-            throw new PluginException("cannot record the chunk sizes in storage unit '" + client.settings().unit() + "': " + e.getCause().getMessage());
+            throw refused;
         }
+    }
+
+    /** The result of one step of recording the sizes: a refusal because they are recorded already comes out as it is. */
+    private static <T> T recording(StoreClient client, CompletableFuture<T> step) {
+        return Futures.await(step, failed -> failed instanceof StoreServerException refused && alreadyRecorded(refused) ? refused
+                : new PluginException("cannot record the chunk sizes in storage unit '" + client.settings().unit() + "': " + failed.getMessage()),
+                e -> new PluginException("interrupted while recording the unit's chunk sizes"));
+    }
+
+    private static boolean alreadyRecorded(StoreServerException refused) {
+        return refused.code() == ErrorCode.EXISTS || refused.code() == ErrorCode.LOCKED;
     }
 }

@@ -17,6 +17,7 @@ import io.gpdedup.plugin.api.PluginLog;
 import io.gpdedup.plugin.api.RemoteDirectory;
 import io.gpdedup.plugin.api.StorageBackend;
 import io.gpdedup.plugin.api.StoredData;
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.ObjectInfo;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.naming.BackupTimestamp;
@@ -30,7 +31,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The plugin commands on a storage unit: object {@code <directory>/backups/<date>/<timestamp>/<file>}
@@ -167,7 +167,7 @@ final class DedupBackend implements StorageBackend {
                 }
             });
             BackupPipeline.Result r = new BackupPipeline(pipeline).store(in, session, stream);
-            CommitGate.commit(() -> await(session.commit(object, r.recipe())), () -> c.deleteObject(object));
+            CommitGate.commit(() -> Futures.await(session.commit(object, r.recipe()), "committing " + object), () -> c.deleteObject(object));
             log.info("backup_data " + object + ": " + r.recipe().totalLength() + " bytes in " + r.chunks() + " chunks, "
                     + r.newChunks() + " new (" + r.newBytes() + " bytes, " + r.sentBytes() + " sent)"
                     + (session.leases() > 1 ? "; the connection was lost " + (session.leases() - 1) + " times, "
@@ -292,21 +292,6 @@ final class DedupBackend implements StorageBackend {
             }
             connections.giveBack(client);
             client = null;
-        }
-    }
-
-    static <T> T await(java.util.concurrent.CompletableFuture<T> f) throws IOException {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IOException(c);
         }
     }
 }

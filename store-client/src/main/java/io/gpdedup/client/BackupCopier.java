@@ -3,6 +3,7 @@ package io.gpdedup.client;
 import io.gpdedup.client.BackupSession;
 import io.gpdedup.client.StoreClient;
 import io.gpdedup.client.StoreClientException;
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.ChunkRef;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.ObjectInfo;
@@ -15,7 +16,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 /**
  * Copies the objects under one name prefix to a second store, as the appliances' replication
@@ -147,17 +147,6 @@ public final class BackupCopier {
     }
 
     private static <T> T await(CompletableFuture<T> f) {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreClientException("interrupted while replicating", e);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new StoreClientException(String.valueOf(c.getMessage()), c);
-        }
+        return Futures.await(f, StoreClient::rethrowable, e -> new StoreClientException("interrupted while replicating", e));
     }
 }

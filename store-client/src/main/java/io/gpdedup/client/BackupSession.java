@@ -1,5 +1,6 @@
 package io.gpdedup.client;
 
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.ChunkRef;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
@@ -176,21 +177,31 @@ public final class BackupSession implements AutoCloseable {
         return putOn(l, chunks);
     }
 
+    /** The stage of a backup that makes the uploads of the chunks of a batch the store reported missing. */
+    @FunctionalInterface
+    public interface Uploads {
+        /**
+         * The uploads of the chunks {@code missing} marks (true = the store lacks it), in the batch's
+         * order; asked again, with a new answer, for each new lease the batch is stored on.
+         */
+        CompletableFuture<List<ChunkUpload>> forMissing(boolean[] missing);
+    }
+
     /**
      * Stores one batch: asks which of {@code fingerprints} (the chunks' SHA-256s, 32 bytes each back
-     * to back) the store lacks, has {@code uploadsFor} encode exactly those (it gets the answer:
-     * true = missing), puts them, and completes once the store holds every chunk of the batch on
-     * disk. If the connection breaks first, it does all of that again on a new lease, calling
-     * {@code uploadsFor} again: keep the batch's bytes until the future completes. The session keeps
-     * {@code fingerprints} (not a copy) to ask about them again on a later lease, and a backup's
-     * recipe can keep the same array: do not change it.
+     * to back) the store lacks, has {@code uploads} make the uploads of exactly those, puts them, and
+     * completes once the store holds every chunk of the batch on disk. If the connection breaks
+     * first, it does all of that again on a new lease, asking {@code uploads} again: keep the batch's
+     * bytes until the future completes. The session keeps {@code fingerprints} (not a copy) to ask
+     * about them again on a later lease, and a backup's recipe can keep the same array: do not
+     * change it.
      */
-    public CompletableFuture<Void> store(byte[] fingerprints, Function<boolean[], CompletableFuture<List<ChunkUpload>>> uploadsFor) {
+    public CompletableFuture<Void> store(byte[] fingerprints, Uploads uploads) {
         if (fingerprints.length % Fingerprint.LENGTH != 0) {
             throw new IllegalArgumentException("fingerprints are " + Fingerprint.LENGTH + " bytes each, not " + fingerprints.length + " bytes in all");
         }
         checkOpen();
-        return retrying(l -> missingOn(l, unpack(List.of(fingerprints))).thenCompose(uploadsFor)
+        return retrying(l -> missingOn(l, unpack(List.of(fingerprints))).thenCompose(uploads::forMissing)
                 .thenCompose(up -> putOn(l, up).thenCompose(v -> durableOn(l)).thenCompose(v -> confirm(l, fingerprints, up))));
     }
 

@@ -1,5 +1,6 @@
 package io.gpdedup.client;
 
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.ObjectInfo;
 import io.gpdedup.protocol.model.Recipe;
@@ -19,7 +20,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
@@ -375,14 +375,7 @@ public final class StoreClient implements AutoCloseable {
 
     /** The result, or the failure as the {@link StoreClientException} it is. */
     static <T> T await(CompletableFuture<T> future) {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreClientException("interrupted while waiting for gpdedup-store", e);
-        } catch (ExecutionException e) {
-            throw rethrowable(e.getCause());
-        }
+        return Futures.await(future, StoreClient::rethrowable, e -> new StoreClientException("interrupted while waiting for gpdedup-store", e));
     }
 
     static RuntimeException rethrowable(Throwable e) {

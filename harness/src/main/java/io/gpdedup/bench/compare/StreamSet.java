@@ -4,6 +4,7 @@ import com.github.luben.zstd.ZstdOutputStream;
 import io.gpdedup.bench.workload.Mutation;
 import io.gpdedup.bench.workload.TableVersion;
 import io.gpdedup.pg.TableShape;
+import io.gpdedup.protocol.concurrent.Futures;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -17,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -216,17 +216,8 @@ final class StreamSet {
 
     /** The result of one generating task, its failure as the IOException it was or wraps. */
     private static <T> T await(Future<T> task) throws IOException {
-        try {
-            return task.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while generating streams", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            throw new IOException("generating streams failed: " + e.getCause(), e.getCause());
-        }
+        return Futures.await(task, c -> c instanceof IOException io ? io : new IOException("generating streams failed: " + c, c),
+                e -> new IOException("interrupted while generating streams", e));
     }
 
     private static Written write(TableVersion version, Path file, boolean measureZstd) throws IOException {

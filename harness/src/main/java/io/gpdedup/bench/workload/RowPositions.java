@@ -1,6 +1,7 @@
 package io.gpdedup.bench.workload;
 
 import io.gpdedup.pg.RowRun;
+import io.gpdedup.protocol.model.RunStarts;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,7 +27,7 @@ final class RowPositions {
         if (from < 0 || to > rows() || from > to) {
             throw new IndexOutOfBoundsException("rows [" + from + ", " + to + ") of " + rows());
         }
-        int i = runAt(from);
+        int i = RunStarts.runAt(starts, from);
         long pos = from;
         while (pos < to) {
             RowRun r = runs.get(i);
@@ -44,17 +45,4 @@ final class RowPositions {
         return out;
     }
 
-    private int runAt(long pos) {
-        int lo = 0;
-        int hi = runs.size() - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (starts[mid] <= pos) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return lo;
-    }
 }

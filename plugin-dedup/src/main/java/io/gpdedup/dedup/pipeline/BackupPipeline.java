@@ -1,11 +1,11 @@
 package io.gpdedup.dedup.pipeline;
 
 import io.gpdedup.client.BackupSession;
-import io.gpdedup.client.Futures;
 import io.gpdedup.dedup.chunk.ChunkStream;
 import io.gpdedup.dedup.chunk.Chunker;
 import io.gpdedup.protocol.codec.Codec;
 import io.gpdedup.protocol.codec.EncodedChunk;
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.ChunkList;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
@@ -18,21 +18,24 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 /**
  * Turns one stdin stream into a recipe whose chunks the store holds. The calling thread only cuts
- * chunks; fingerprints, lookups, compression of missing chunks and uploads run behind it on the
- * worker pool and the connection, with the memory of every batch reserved in
- * {@link PipelineSettings#budget()} before it is filled. Duplicates cost a fingerprint and a
- * lookup, never compression or transfer. A batch keeps its chunks, and its memory,
- * until the store has them on disk: what a restarted store lost is sent again from there.
+ * chunks into batches; the stages of a batch run behind it on the worker pool and the connection:
+ * fingerprint, then store ({@link BackupSession#store}: ask which chunks are missing, compress
+ * those, upload them), with the memory of every batch reserved in {@link PipelineSettings#budget()}
+ * before it is filled. Duplicates cost a fingerprint and a lookup, never compression or transfer.
+ * A batch keeps its chunks, and its memory, until the store has them on disk: what a restarted
+ * store lost is sent again from there.
  *
  * <p>The recipe is proven by its chunk list SHA-256 and the chunks' fingerprints, so the stream is
  * hashed once, chunk by chunk. Only a store before protocol version 5, which needs the stream's
  * SHA-256 as well, costs a second pass (chained batch after batch on the workers, so in order).
  */
 public final class BackupPipeline {
+    /** What an interrupted backup was waiting for, in its message. */
+    private static final String WAITING = "backing up";
+
     private final PipelineSettings settings;
     private final Chunker chunker;
     private final long maxChunks;
@@ -86,19 +89,14 @@ public final class BackupPipeline {
                 hashed = submit(batch, session, streamHash, hashed, batches);
                 batch = null;
             }
-            hashed.get();
+            Futures.await(hashed, WAITING);
             while (!batches.isEmpty()) {
-                storedChunks.take(batches.removeFirst().get());
+                storedChunks.take(Futures.await(batches.removeFirst(), WAITING));
             }
             ChunkList chunkList = storedChunks.refs.build();
             Recipe recipe = streamHash == null ? Recipe.ofChunks(chunkList, total)
                     : new Recipe(chunkList, total, streamHash.digest()).withChunkListSha256();
             return new Result(recipe, chunkList.size(), storedChunks.newChunks, storedChunks.newBytes, storedChunks.sentBytes);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } catch (ExecutionException e) {
-            throw unwrap(e.getCause());
         } finally {
             if (batch != null) {
                 batch.lease.close();
@@ -109,18 +107,8 @@ public final class BackupPipeline {
 
     private CompletableFuture<Void> submit(Batch batch, BackupSession session, MessageDigest streamHash,
             CompletableFuture<Void> previousHash, ArrayDeque<CompletableFuture<Batch>> batches) {
-        // Stored means on the store's disk: until then the batch keeps its chunks (and its memory), for
-        // the session to send again what a restarted store lost.
-        CompletableFuture<Batch> stored = CompletableFuture.supplyAsync(batch::fingerprint, settings.workers())
-                .thenCompose(b -> session.store(b.fingerprints,
-                        missing -> CompletableFuture.supplyAsync(() -> b.markMissing(missing).encodeMissing(settings).uploads, settings.workers()))
-                        .thenApply(v -> b));
-        // The stream hash must see batches in order: chain each update after the previous one.
-        CompletableFuture<Void> hashed = streamHash == null ? previousHash : previousHash.thenRunAsync(() -> {
-            for (byte[] c : batch.chunks) {
-                streamHash.update(c);
-            }
-        }, settings.workers());
+        CompletableFuture<Batch> stored = fingerprint(batch).thenCompose(b -> store(b, session));
+        CompletableFuture<Void> hashed = streamHash == null ? previousHash : hash(batch, streamHash, previousHash);
         // Only fingerprints and lengths outlive a batch: its bytes go once stored and hashed.
         CompletableFuture<Batch> done = stored.thenCombine(hashed, (b, v) -> b.release());
         // The memory is given back when both stages have really ended, not when a failed stream cancels them.
@@ -132,6 +120,29 @@ public final class BackupPipeline {
         return hashed;
     }
 
+    /** The fingerprint stage: the SHA-256 of each of the batch's chunks, on the workers. */
+    private CompletableFuture<Batch> fingerprint(Batch batch) {
+        return CompletableFuture.supplyAsync(batch::fingerprint, settings.workers());
+    }
+
+    /**
+     * The store stage: the session asks which of the batch's chunks the store lacks, has them
+     * compressed and uploads them. Stored means on the store's disk: until then the batch keeps its
+     * chunks (and its memory), for the session to send again what a restarted store lost.
+     */
+    private CompletableFuture<Batch> store(Batch batch, BackupSession session) {
+        return session.store(batch.fingerprints, new Compress(batch, settings)).thenApply(v -> batch);
+    }
+
+    /** The stream hash stage, for a store that needs it: it must see batches in order, so each update is chained after the previous one. */
+    private CompletableFuture<Void> hash(Batch batch, MessageDigest streamHash, CompletableFuture<Void> previousHash) {
+        return previousHash.thenRunAsync(() -> {
+            for (byte[] c : batch.chunks) {
+                streamHash.update(c);
+            }
+        }, settings.workers());
+    }
+
     /** Said at the chunk past the limit, not after the whole stream went to the store for nothing. */
     private IOException tooManyChunks(long bytesSoFar) {
         String reached = bytesSoFar >= 1L << 30 ? (bytesSoFar >> 30) + " GiB" : (bytesSoFar >> 20) + " MiB";
@@ -141,25 +152,14 @@ public final class BackupPipeline {
                 + " --single-data-file (one object per table and segment), or to another storage unit with a larger chunk_avg_size");
     }
 
-    private static void failFast(ArrayDeque<CompletableFuture<Batch>> batches) throws ExecutionException, InterruptedException {
+    private static void failFast(ArrayDeque<CompletableFuture<Batch>> batches) throws IOException {
         // Stop reading stdin as soon as the store has refused something.
         if (!batches.isEmpty()) {
             CompletableFuture<Batch> last = batches.peekLast();
             if (last.isCompletedExceptionally()) {
-                last.get();
+                Futures.await(last, WAITING);
             }
         }
-    }
-
-    static IOException unwrap(Throwable t) {
-        Throwable cause = Futures.cause(t);
-        if (cause instanceof IOException io) {
-            return io;
-        }
-        if (cause instanceof RuntimeException re) {
-            throw re;
-        }
-        return new IOException(cause);
     }
 
     /**
@@ -173,9 +173,9 @@ public final class BackupPipeline {
         long sentBytes;
 
         /** Takes the stored batches at the head of the line; the first that failed throws here. */
-        void takeDone(ArrayDeque<CompletableFuture<Batch>> batches) throws ExecutionException, InterruptedException {
+        void takeDone(ArrayDeque<CompletableFuture<Batch>> batches) throws IOException {
             while (!batches.isEmpty() && batches.peekFirst().isDone()) {
-                take(batches.removeFirst().get());
+                take(Futures.await(batches.removeFirst(), WAITING));
             }
         }
 
@@ -184,6 +184,14 @@ public final class BackupPipeline {
             newChunks += b.newChunks;
             newBytes += b.newBytes;
             sentBytes += b.sentBytes;
+        }
+    }
+
+    /** The compress stage: the uploads of the batch's chunks the store lacks, made on the workers. */
+    private record Compress(Batch batch, PipelineSettings settings) implements BackupSession.Uploads {
+        @Override
+        public CompletableFuture<List<ChunkUpload>> forMissing(boolean[] missing) {
+            return CompletableFuture.supplyAsync(() -> batch.markMissing(missing).encodeMissing(settings).uploads, settings.workers());
         }
     }
 

@@ -4,9 +4,11 @@ import io.gpdedup.client.StoreClient;
 import io.gpdedup.plugin.api.ByteRanges;
 import io.gpdedup.plugin.api.PluginException;
 import io.gpdedup.protocol.codec.CorruptChunkException;
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.ChunkRef;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
+import io.gpdedup.protocol.model.RunStarts;
 import io.gpdedup.protocol.model.StoredChunk;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -17,18 +19,20 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 /**
- * Writes a recipe's bytes to stdout. Chunk batches are fetched ahead (as far as the memory budget allows) and
- * decoded on the worker pool; each chunk's SHA-256 is checked before any of its bytes is written,
- * so a damaged chunk stops the restore with nothing unverified written. A damaged recipe is caught
- * by the chunk list SHA-256 the backup recorded, before anything is written; a recipe from before
- * that digest has its full restore checked against the stream's SHA-256 at the end instead, and its
- * subset restore reads and checks the whole stream first. A subset restore otherwise fetches only
- * the chunks under its ranges.
+ * Writes a recipe's bytes to stdout, batch by batch in three stages: fetch (ahead, as far as the
+ * memory budget allows), verify (decoded on the worker pool) and write. Each chunk's SHA-256 is
+ * checked before any of its bytes is written, so a damaged chunk stops the restore with nothing
+ * unverified written. A damaged recipe is caught by the chunk list SHA-256 the backup recorded,
+ * before anything is written; a recipe from before that digest has its full restore checked against
+ * the stream's SHA-256 at the end instead, and its subset restore reads and checks the whole stream
+ * first. A subset restore otherwise fetches only the chunks under its ranges.
  */
 public final class RestorePipeline {
+    /** What an interrupted restore was waiting for, in its message. */
+    private static final String WAITING = "restoring";
+
     private final PipelineSettings settings;
     private final StoreClient client;
 
@@ -107,8 +111,8 @@ public final class RestorePipeline {
             if (s == e) {
                 continue;
             }
-            int first = chunkAt(starts, s);
-            int last = chunkAt(starts, e - 1);
+            int first = RunStarts.runAt(starts, s);
+            int last = RunStarts.runAt(starts, e - 1);
             for (int i = first; i <= last; i++) {
                 int from = (int) (Math.max(s, starts[i]) - starts[i]);
                 int to = (int) (Math.min(e, starts[i + 1]) - starts[i]);
@@ -116,21 +120,6 @@ public final class RestorePipeline {
             }
         }
         write(pieces, out, null, stream);
-    }
-
-    /** The index of the chunk holding byte {@code pos}. */
-    private static int chunkAt(long[] starts, long pos) {
-        int lo = 0;
-        int hi = starts.length - 2;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (starts[mid] <= pos) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return lo;
     }
 
     /** Part {@code [from, to)} of one chunk to write. */
@@ -162,13 +151,7 @@ public final class RestorePipeline {
                     }
                     Fetch fetched = fetch(pieces.subList(next, end), lease);
                     if (streamHash != null) {
-                        hashed = hashed.thenCombineAsync(fetched.chunks, (v, raw) -> {
-                            for (int i = 0; i < raw.length; i++) {
-                                Piece p = fetched.pieces.get(i);
-                                streamHash.update(raw[i], p.from(), p.to() - p.from());
-                            }
-                            return null;
-                        }, settings.workers());
+                        hashed = hash(fetched, streamHash, hashed);
                         inFlight.add(fetched.hashedBy(hashed));
                     } else {
                         inFlight.add(fetched);
@@ -177,22 +160,13 @@ public final class RestorePipeline {
                 }
                 Fetch f = inFlight.poll();
                 try {
-                    byte[][] raw = f.chunks.get();
-                    for (int i = 0; i < raw.length; i++) {
-                        Piece p = f.pieces.get(i);
-                        out.write(raw[i], p.from(), p.to() - p.from());
-                    }
+                    writeBatch(f, out);
                 } finally {
                     // A batch is counted until it is written and hashed, or has failed.
                     f.release();
                 }
             }
-            hashed.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } catch (ExecutionException e) {
-            throw BackupPipeline.unwrap(e.getCause());
+            Futures.await(hashed, WAITING);
         } finally {
             // The budget is the process's, shared by every call it serves: a failed restore gives back all it took.
             for (Fetch f : inFlight) {
@@ -200,6 +174,26 @@ public final class RestorePipeline {
                 f.release();
             }
         }
+    }
+
+    /** The write stage: the batch's pieces, once verified, to {@code out}, on the calling thread. */
+    private static void writeBatch(Fetch f, OutputStream out) throws IOException {
+        byte[][] raw = Futures.await(f.chunks, WAITING);
+        for (int i = 0; i < raw.length; i++) {
+            Piece p = f.pieces.get(i);
+            out.write(raw[i], p.from(), p.to() - p.from());
+        }
+    }
+
+    /** The stream hash stage, for a recipe without a chunk list digest: batches in order, each chained after the one before. */
+    private CompletableFuture<Void> hash(Fetch fetched, MessageDigest streamHash, CompletableFuture<Void> previous) {
+        return previous.thenCombineAsync(fetched.chunks, (v, raw) -> {
+            for (int i = 0; i < raw.length; i++) {
+                Piece p = fetched.pieces.get(i);
+                streamHash.update(raw[i], p.from(), p.to() - p.from());
+            }
+            return null;
+        }, settings.workers());
     }
 
     /** One batch on its way: {@code arriving} from the store, then {@code chunks} decoded and checked. */
@@ -215,6 +209,7 @@ public final class RestorePipeline {
         }
     }
 
+    /** The fetch stage, then the verify stage on the workers as the batch arrives. */
     private Fetch fetch(List<Piece> pieces, MemoryBudget.Lease lease) {
         Fingerprint[] fps = new Fingerprint[pieces.size()];
         for (int i = 0; i < fps.length; i++) {
@@ -225,6 +220,7 @@ public final class RestorePipeline {
         return new Fetch(pieces, arriving, decoded, lease, CompletableFuture.completedFuture(null));
     }
 
+    /** The verify stage: each chunk decoded and checked against its fingerprint. */
     private static byte[][] verify(List<Piece> pieces, List<StoredChunk> stored) {
         if (stored.size() != pieces.size()) {
             throw new PluginException("store returned " + stored.size() + " chunks for " + pieces.size() + " asked");

@@ -1,9 +1,9 @@
 package io.gpdedup.store.engine;
 
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.store.recipe.RecipeCatalog;
 import io.gpdedup.store.recipe.RecipeStore;
 import java.io.IOException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 
 /**
@@ -28,20 +28,7 @@ final class CatalogLoad {
 
     /** The loaded catalog, or what failed its load. */
     RecipeCatalog await() throws IOException {
-        try {
-            return task.get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IOException(e.getCause().getMessage(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while loading the catalog", e);
-        }
+        return Futures.await(task, "loading the catalog");
     }
 
     /** Stops the load (the unit does not open) and returns once its thread has ended. */

@@ -1,5 +1,6 @@
 package io.gpdedup.store.engine;
 
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.recipe.RecipeCatalog;
@@ -9,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -167,14 +167,11 @@ final class GroupCommitter implements AutoCloseable {
         for (int i = 0; i < batch.size(); i++) {
             Pending p = batch.get(i);
             try {
-                staged.add(writes.get(i).get());
+                staged.add(Futures.await(writes.get(i), cause -> new StoreException("cannot write the recipe of " + p.name() + ": " + describe(cause), cause),
+                        e -> new StoreException("interrupted while writing the recipe of " + p.name(), e)));
                 ready.add(p);
-            } catch (ExecutionException e) {
-                Throwable cause = e.getCause();
-                p.future().completeExceptionally(new StoreException("cannot write the recipe of " + p.name() + ": " + describe(cause), cause));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                p.future().completeExceptionally(new StoreException("interrupted while writing the recipe of " + p.name(), e));
+            } catch (StoreException e) {
+                p.future().completeExceptionally(e);
             }
         }
         if (staged.isEmpty()) {

@@ -1,6 +1,6 @@
 package io.gpdedup.store.net;
 
-import io.gpdedup.client.Futures;
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.wire.ErrorCode;
 import io.gpdedup.protocol.wire.Frame;
 import io.gpdedup.protocol.wire.FrameCodec;

@@ -1,6 +1,6 @@
 package io.gpdedup.store.net;
 
-import io.gpdedup.client.Futures;
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.model.StoredChunk;

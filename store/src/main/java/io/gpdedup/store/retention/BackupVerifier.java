@@ -1,10 +1,10 @@
 package io.gpdedup.store.retention;
 
-import io.gpdedup.client.Futures;
 import io.gpdedup.client.StoreClient;
 import io.gpdedup.client.StoreClientException;
 import io.gpdedup.client.StoreServerException;
 import io.gpdedup.protocol.codec.CorruptChunkException;
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.ChunkRef;
 import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.ObjectInfo;

@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.RetentionLock;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,7 +18,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -467,25 +467,14 @@ public final class Bucket implements AutoCloseable {
                 return true;
             }));
         }
+        List<Boolean> deleted = Futures.awaitAll(pending,
+                c -> c instanceof BucketException b ? b : new BucketException(BucketException.Kind.FAILED, "delete: " + c, c),
+                e -> new BucketException(BucketException.Kind.FAILED, "interrupted while deleting", e));
         List<String> kept = new ArrayList<>();
-        BucketException first = null;
-        for (int i = 0; i < pending.size(); i++) {
-            try {
-                if (!pending.get(i).get()) {
-                    kept.add(order.get(i));
-                }
-            } catch (ExecutionException e) {
-                if (first == null) {
-                    first = e.getCause() instanceof BucketException b ? b
-                            : new BucketException(BucketException.Kind.FAILED, "delete: " + e.getCause(), e.getCause());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new BucketException(BucketException.Kind.FAILED, "interrupted while deleting", e);
+        for (int i = 0; i < deleted.size(); i++) {
+            if (!deleted.get(i)) {
+                kept.add(order.get(i));
             }
-        }
-        if (first != null) {
-            throw first;
         }
         if (!kept.isEmpty()) {
             counters.retainedDeletes(kept.size());

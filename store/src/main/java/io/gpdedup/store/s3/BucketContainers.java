@@ -1,6 +1,6 @@
 package io.gpdedup.store.s3;
 
-import io.gpdedup.client.Futures;
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.container.CapacityExceededException;
 import io.gpdedup.store.container.ChunkRecord;
@@ -28,7 +28,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -216,14 +215,7 @@ final class BucketContainers implements ContainerStore {
     }
 
     private static List<Bucket.Listed> awaitListing(FutureTask<List<Bucket.Listed>> listing) throws IOException {
-        try {
-            return listing.get();
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().getMessage(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while listing containers", e);
-        }
+        return Futures.await(listing, Futures::asIOException, e -> new IOException("interrupted while listing containers", e));
     }
 
     private static long millis(long from, long to) {
@@ -275,15 +267,10 @@ final class BucketContainers implements ContainerStore {
             waiting.sort(Comparator.comparingInt(s -> s.id));
             Slot oldest = waiting.get(0);
             CompletableFuture<Void> f = oldest.upload;
-            try {
-                f.get();
-            } catch (ExecutionException e) {
+            Futures.await(f, failed -> {
                 oldest.upload = null; // the next commit tries it again
-                throw asIo(e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while waiting for an upload", e);
-            }
+                return Futures.asIOException(failed);
+            }, e -> new IOException("interrupted while waiting for an upload", e));
         }
     }
 
@@ -407,20 +394,7 @@ final class BucketContainers implements ContainerStore {
 
     /** Waits for every upload, then throws the first failure. */
     private static void awaitAll(List<CompletableFuture<Void>> uploads) throws IOException {
-        IOException first = null;
-        for (CompletableFuture<Void> f : uploads) {
-            try {
-                f.get();
-            } catch (ExecutionException e) {
-                first = first != null ? first : asIo(e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while waiting for uploads", e);
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        Futures.awaitAll(uploads, Futures::asIOException, e -> new IOException("interrupted while waiting for uploads", e));
     }
 
     /**
@@ -436,11 +410,6 @@ final class BucketContainers implements ContainerStore {
     @Override
     public boolean reconnectKeepsSpoolOnly() {
         return true;
-    }
-
-    private static IOException asIo(Throwable t) {
-        Throwable c = Futures.cause(t);
-        return c instanceof IOException io ? io : new IOException(String.valueOf(c.getMessage()), c);
     }
 
     @Override

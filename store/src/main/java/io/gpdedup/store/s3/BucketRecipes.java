@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.CrcTrailer;
 import io.gpdedup.store.crypt.BlobSeal;
@@ -19,7 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -115,7 +115,7 @@ final class BucketRecipes implements RecipeStore {
                 reads.add(pool.submit(() -> bucket.get(o.key())));
             }
             for (int i = 0; i < listed.size(); i++) {
-                Optional<byte[]> b = reads.get(i).get();
+                Optional<byte[]> b = Futures.await(reads.get(i), Futures::asIOException, e -> new IOException("interrupted while reading recipes", e));
                 if (b.isEmpty()) {
                     continue; // deleted since the listing
                 }
@@ -133,11 +133,6 @@ final class BucketRecipes implements RecipeStore {
                 etags.put(file, listed.get(i).etag());
             }
             return out;
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().getMessage(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading recipes", e);
         } finally {
             pool.shutdownNow();
         }

@@ -1,6 +1,6 @@
 package io.gpdedup.store.s3;
 
-import io.gpdedup.client.Futures;
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.protocol.model.RetentionLock;
 import io.gpdedup.store.engine.CommitPolicy;
 import java.io.IOException;
@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
@@ -146,23 +145,7 @@ final class ContainerLocks {
                 }
             }, pool));
         }
-        IOException first = null;
-        for (CompletableFuture<Void> f : pending) {
-            try {
-                f.get();
-            } catch (ExecutionException e) {
-                Throwable c = Futures.cause(e.getCause());
-                if (first == null) {
-                    first = c instanceof IOException io ? io : new IOException(String.valueOf(c.getMessage()), c);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while extending retentions", e);
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        Futures.awaitAll(pending, Futures::asIOException, e -> new IOException("interrupted while extending retentions", e));
     }
 
     /** The one line for a retention lock the bucket cannot hold: {@code what} says who asked for it. */

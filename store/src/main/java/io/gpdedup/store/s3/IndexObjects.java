@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.store.container.Container;
 import io.gpdedup.store.container.ContainerScanner;
 import io.gpdedup.store.container.OwnerOnly;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -148,19 +148,12 @@ final class IndexObjects {
             }
             while (!pending.isEmpty()) {
                 Map.Entry<Integer, Future<ContainerIndexFile.Contents>> e = pending.pollFirstEntry();
-                ContainerIndexFile.Contents ci = e.getValue().get();
+                ContainerIndexFile.Contents ci = Futures.await(e.getValue(), Futures::asIOException,
+                        x -> new IOException("interrupted while reading index objects", x));
                 each.accept(ci);
                 dataStarts.put(e.getKey(), ci.dataStart());
             }
             return dataStarts;
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            throw new IOException(e.getCause().getMessage(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading index objects", e);
         } finally {
             pool.shutdownNow();
         }

@@ -1,10 +1,10 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.protocol.concurrent.Futures;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -102,19 +102,11 @@ final class RangedObjectStream extends InputStream {
         if (done + buffers.length < parts) {
             fetch(done + buffers.length); // the buffer just read is free again
         }
-        try {
-            limit = (Integer) pending[part % pending.length].get();
-            pos = 0;
-            return true;
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            throw new IOException("read " + key + ": " + e.getCause().getMessage(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading " + key, e);
-        }
+        limit = (Integer) Futures.await(pending[part % pending.length],
+                c -> c instanceof IOException io ? io : new IOException("read " + key + ": " + c.getMessage(), c),
+                e -> new IOException("interrupted while reading " + key, e));
+        pos = 0;
+        return true;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.protocol.concurrent.Futures;
 import io.gpdedup.store.container.OwnerOnly;
 import java.io.EOFException;
 import java.io.IOException;
@@ -19,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -400,17 +400,7 @@ final class ReadCache implements AutoCloseable {
     }
 
     private static Segment await(CompletableFuture<Segment> f) throws IOException {
-        try {
-            return f.get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            throw new IOException(e.getCause().getMessage(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading from the bucket", e);
-        }
+        return Futures.await(f, Futures::asIOException, e -> new IOException("interrupted while reading from the bucket", e));
     }
 
     /**

@@ -1,11 +1,11 @@
 package io.gpdedup.store.s3;
 
+import io.gpdedup.protocol.concurrent.Futures;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletionService;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -51,7 +51,7 @@ final class SplitListing {
             parts.submit(() -> listPart(bucket, keyPrefix, null, keyPrefix.length(), alphabet));
             int pending = 1;
             while (pending > 0) {
-                Part p = parts.take().get();
+                Part p = Futures.await(parts.take(), Futures::asIOException, e -> new IOException("interrupted while listing " + keyPrefix, e));
                 pending--;
                 out.addAll(p.objects());
                 for (Split sub : p.split()) {
@@ -61,9 +61,8 @@ final class SplitListing {
             }
             out.sort(Comparator.comparing(Bucket.Listed::key));
             return out;
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().getMessage(), e.getCause());
         } catch (InterruptedException e) {
+            // Waiting for the next part to end, not for its result.
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while listing " + keyPrefix, e);
         } finally {
