@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The simulated appliance one store serves through: the profile turned into live waits. Shared by
- * every connection's {@link ThrottledUnit} and every {@link ThrottledLease}.
+ * every connection's {@link ThrottledUnit} and every {@link ThrottledBackupLease}.
  *
  * <p>Rates are the profile's reference rates times its scale; durations (file latencies, the
  * namespace and request waits) are the reference's own. A live run scales its data sizes by the

@@ -44,7 +44,7 @@ final class ThrottledUnit implements StorageUnit {
     @Override
     public BackupLease beginBackup() {
         appliance.openFile();
-        return new ThrottledLease(unit.beginBackup(), appliance);
+        return new ThrottledBackupLease(unit.beginBackup(), appliance);
     }
 
     @Override

@@ -53,13 +53,13 @@ public final class BackupSession implements AutoCloseable {
     static final int REASK_GROUP = 1 << 16;
 
     /** A lease and the connection it is valid on. */
-    record Lease(Connection connection, long id) {
+    record ConnectionLease(Connection connection, long id) {
     }
 
     private final StoreClient client;
     private final Object lock = new Object();
-    private Lease lease; // guarded by lock; null while a new one is being opened
-    private CompletableFuture<Lease> renewal; // guarded by lock
+    private ConnectionLease lease; // guarded by lock; null while a new one is being opened
+    private CompletableFuture<ConnectionLease> renewal; // guarded by lock
     private StoreClientException failure; // guarded by lock: the session cannot go on
     /**
      * The fingerprints of the batches {@link #store} completed, each batch's 32 bytes a chunk back to
@@ -75,14 +75,14 @@ public final class BackupSession implements AutoCloseable {
     private final LongAdder triedAgain = new LongAdder();
     private volatile boolean ended;
 
-    BackupSession(StoreClient client, Lease lease) {
+    BackupSession(StoreClient client, ConnectionLease lease) {
         this.client = client;
         this.lease = lease;
     }
 
-    static CompletableFuture<Lease> begin(Connection c) {
+    static CompletableFuture<ConnectionLease> begin(Connection c) {
         return c.send(new Request.BeginBackup(), ReplyCollector.single("BEGIN_BACKUP", Reply.LeaseGranted.class, Reply.LeaseGranted::lease))
-                .thenApply(id -> new Lease(c, id));
+                .thenApply(id -> new ConnectionLease(c, id));
     }
 
     /** The id of the current lease (a new one after the connection was replaced); -1 while it is being replaced. */
@@ -167,7 +167,7 @@ public final class BackupSession implements AutoCloseable {
      */
     public CompletableFuture<Void> put(List<ChunkUpload> chunks) {
         checkOpen();
-        Lease l;
+        ConnectionLease l;
         synchronized (lock) {
             l = lease;
         }
@@ -231,7 +231,7 @@ public final class BackupSession implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         ended = true;
-        Lease l;
+        ConnectionLease l;
         synchronized (lock) {
             l = lease;
         }
@@ -245,7 +245,7 @@ public final class BackupSession implements AutoCloseable {
     /** Aborts unless committed or aborted already; waits for the server's answer. */
     @Override
     public void close() {
-        Lease l;
+        ConnectionLease l;
         synchronized (lock) {
             l = lease;
             retained.dropThrough(retained.mark());
@@ -256,7 +256,7 @@ public final class BackupSession implements AutoCloseable {
         ended = true;
     }
 
-    private CompletableFuture<boolean[]> missingOn(Lease l, List<Fingerprint> all) {
+    private CompletableFuture<boolean[]> missingOn(ConnectionLease l, List<Fingerprint> all) {
         if (all.isEmpty()) {
             return CompletableFuture.completedFuture(new boolean[0]);
         }
@@ -287,7 +287,7 @@ public final class BackupSession implements AutoCloseable {
         });
     }
 
-    private static CompletableFuture<Void> putOn(Lease l, List<ChunkUpload> chunks) {
+    private static CompletableFuture<Void> putOn(ConnectionLease l, List<ChunkUpload> chunks) {
         if (chunks.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
@@ -306,7 +306,7 @@ public final class BackupSession implements AutoCloseable {
      * came, so SYNC, which runs at once, covers them. Before protocol version 3 there is no such
      * promise before the commit: a batch then counts as stored once put.
      */
-    private static CompletableFuture<Void> durableOn(Lease l) {
+    private static CompletableFuture<Void> durableOn(ConnectionLease l) {
         if (l.connection().version() < ProtocolVersions.V3) {
             return CompletableFuture.completedFuture(null);
         }
@@ -317,7 +317,7 @@ public final class BackupSession implements AutoCloseable {
      * Counts the batch as stored and retains its uploads where the store keeps them only in its
      * spool; completes at once, or once the uploaded SYNC answers when the whole bound is retained.
      */
-    private CompletableFuture<Void> confirm(Lease l, byte[] packed, List<ChunkUpload> up) {
+    private CompletableFuture<Void> confirm(ConnectionLease l, byte[] packed, List<ChunkUpload> up) {
         Runnable send = null;
         CompletableFuture<Void> wait = CompletableFuture.completedFuture(null);
         synchronized (lock) {
@@ -353,7 +353,7 @@ public final class BackupSession implements AutoCloseable {
      * failure lets go of nothing: the broken connection's reconnect sends them again. Several may
      * be in flight: each lets go of its own.
      */
-    private Runnable uploaded(Lease l) {
+    private Runnable uploaded(ConnectionLease l) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         long mark = retained.mark();
         uploading = done;
@@ -371,7 +371,7 @@ public final class BackupSession implements AutoCloseable {
         });
     }
 
-    private CompletableFuture<Void> commitOn(Lease l, String objectName, Recipe recipe) {
+    private CompletableFuture<Void> commitOn(ConnectionLease l, String objectName, Recipe recipe) {
         Connection c = l.connection();
         int commitFixed = FrameCodec.frameLength(Frame.of(0, new Request.Commit(l.id(), objectName, 0, NO_HASH, List.of(), NO_HASH)));
         int appendFixed = FrameCodec.frameLength(Frame.of(0, new Request.AppendRecipe(l.id(), List.of())));
@@ -404,11 +404,11 @@ public final class BackupSession implements AutoCloseable {
     }
 
     /** Runs {@code attempt} on the current lease and, while the client may retry, again on each new one. */
-    private <T> CompletableFuture<T> retrying(Function<Lease, CompletableFuture<T>> attempt) {
+    private <T> CompletableFuture<T> retrying(Function<ConnectionLease, CompletableFuture<T>> attempt) {
         return now().thenCompose(l -> attemptOn(l, attempt, 0));
     }
 
-    private <T> CompletableFuture<T> attemptOn(Lease l, Function<Lease, CompletableFuture<T>> attempt, long firstFailure) {
+    private <T> CompletableFuture<T> attemptOn(ConnectionLease l, Function<ConnectionLease, CompletableFuture<T>> attempt, long firstFailure) {
         CompletableFuture<T> tried;
         try {
             tried = attempt.apply(l);
@@ -430,7 +430,7 @@ public final class BackupSession implements AutoCloseable {
     }
 
     /** The current lease, or the one being opened. */
-    private CompletableFuture<Lease> now() {
+    private CompletableFuture<ConnectionLease> now() {
         synchronized (lock) {
             if (failure != null) {
                 return CompletableFuture.failedFuture(failure);
@@ -444,7 +444,7 @@ public final class BackupSession implements AutoCloseable {
      * a new connection that has been asked about every chunk stored so far. Shared by every request
      * that failed with {@code broken}.
      */
-    private CompletableFuture<Lease> renew(Lease broken, Throwable why, long firstFailure) {
+    private CompletableFuture<ConnectionLease> renew(ConnectionLease broken, Throwable why, long firstFailure) {
         synchronized (lock) {
             if (failure != null) {
                 return CompletableFuture.failedFuture(failure);
@@ -454,7 +454,7 @@ public final class BackupSession implements AutoCloseable {
             }
             if (renewal == null) {
                 lease = null;
-                CompletableFuture<Lease> next = client.reconnect(broken.connection(), why)
+                CompletableFuture<ConnectionLease> next = client.reconnect(broken.connection(), why)
                         .thenCompose(c -> client.call(this::reopen, c, firstFailure))
                         .handle(this::renewed);
                 renewal = next.isDone() ? null : next;
@@ -464,7 +464,7 @@ public final class BackupSession implements AutoCloseable {
         }
     }
 
-    private Lease renewed(Lease next, Throwable e) {
+    private ConnectionLease renewed(ConnectionLease next, Throwable e) {
         synchronized (lock) {
             renewal = null;
             if (e == null) {
@@ -483,7 +483,7 @@ public final class BackupSession implements AutoCloseable {
      * are pinned again; missing, the store lost what it had confirmed (or a collection removed it
      * while no lease held it), and the stream cannot be completed.
      */
-    private CompletableFuture<Lease> reopen(Connection c) {
+    private CompletableFuture<ConnectionLease> reopen(Connection c) {
         return begin(c).thenCompose(next -> {
             List<byte[]> batches;
             synchronized (lock) {
@@ -497,7 +497,7 @@ public final class BackupSession implements AutoCloseable {
      * Asks {@code next} about the stored batches from {@code from} on, {@link #REASK_GROUP}
      * fingerprints at a time, so that a long backup's reconnect never holds them all as objects.
      */
-    private CompletableFuture<Lease> stillHeld(Lease next, List<byte[]> batches, int from) {
+    private CompletableFuture<ConnectionLease> stillHeld(ConnectionLease next, List<byte[]> batches, int from) {
         if (from == batches.size()) {
             return CompletableFuture.completedFuture(next);
         }

@@ -6,7 +6,7 @@ import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.wire.ChunkUpload;
 import io.gpdedup.store.engine.BackupLease;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.store.net.StoreFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Not a test: measures the client and server over loopback with the real DiskStoreEngine in a
+ * Not a test: measures the client and server over loopback with the real DedupStoreEngine in a
  * temp dir. Run with the test classpath:
  * {@code java -cp <test classpath> io.gpdedup.client.LoopbackBenchmark [MiB per stream] [streams]}.
  */
@@ -84,9 +84,9 @@ public final class LoopbackBenchmark {
         } finally {
             deleteTree(dir);
         }
-        // The same puts straight into a DiskStoreEngine, no network: what the protocol adds is the difference.
+        // The same puts straight into a DedupStoreEngine, no network: what the protocol adds is the difference.
         Path direct = Files.createTempDirectory("gpdedup-bench-direct");
-        try (DiskStoreEngine engine = DiskStoreEngine.open(direct)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(direct)) {
             List<ChunkUpload> chunks = chunks(0, mib);
             List<ChunkRef> refs = new ArrayList<>();
             long start = System.nanoTime();

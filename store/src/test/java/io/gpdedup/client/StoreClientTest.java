@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The client against a real server and DiskStoreEngine over loopback. */
+/** The client against a real server and DedupStoreEngine over loopback. */
 class StoreClientTest {
     private static final String DIR = "db1/backups/20261123/20261123045500/";
 
@@ -234,7 +234,7 @@ class StoreClientTest {
     @Test
     void aLeaseBelongsToItsConnection() {
         try (StoreClient a = store.connectA(); StoreClient b = store.connectA(); BackupSession s = a.beginBackup()) {
-            BackupSession stolen = new BackupSession(b, new BackupSession.Lease(b.connection(), s.leaseId()));
+            BackupSession stolen = new BackupSession(b, new BackupSession.ConnectionLease(b.connection(), s.leaseId()));
             StoreServerException e = serverError(() -> stolen.missing(new Fingerprint[] {Fingerprint.parse("00".repeat(32))}).join());
             assertEquals(ErrorCode.BAD_REQUEST, e.code());
             assertTrue(e.getMessage().contains("no open lease"), e.getMessage());

@@ -99,7 +99,7 @@ public final class BackupPipeline {
             return new Result(recipe, chunkList.size(), storedChunks.newChunks, storedChunks.newBytes, storedChunks.sentBytes);
         } finally {
             if (batch != null) {
-                batch.lease.close();
+                batch.reservation.close();
             }
             batches.forEach(f -> f.cancel(false));
         }
@@ -114,7 +114,7 @@ public final class BackupPipeline {
         // The memory is given back when both stages have really ended, not when a failed stream cancels them.
         CompletableFuture.allOf(stored, hashed).whenComplete((v, e) -> {
             batch.release();
-            batch.lease.close();
+            batch.reservation.close();
         });
         batches.add(done);
         return hashed;
@@ -197,7 +197,7 @@ public final class BackupPipeline {
 
     /** Chunks that travel together through lookup and upload. */
     private static final class Batch {
-        final MemoryBudget.Lease lease;
+        final MemoryBudget.Reservation reservation;
         final int capacity;
         final List<byte[]> chunks = new ArrayList<>();
         int[] lengths = new int[16];
@@ -210,9 +210,9 @@ public final class BackupPipeline {
         long newBytes;
         long sentBytes;
 
-        Batch(MemoryBudget.Lease lease, PipelineSettings settings) {
-            this.lease = lease;
-            this.capacity = lease.own() ? settings.ownBatchBytes() : settings.batchBytes();
+        Batch(MemoryBudget.Reservation reservation, PipelineSettings settings) {
+            this.reservation = reservation;
+            this.capacity = reservation.own() ? settings.ownBatchBytes() : settings.batchBytes();
         }
 
         void add(byte[] chunk) {

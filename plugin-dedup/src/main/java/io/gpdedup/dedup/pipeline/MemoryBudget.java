@@ -170,7 +170,7 @@ public final class MemoryBudget {
          * neither and {@code wait} is false. With {@code wait}, blocks until one of them is free,
          * which the stream's own batch always becomes by itself.
          */
-        public Lease take(long sharedBytes, boolean wait) throws IOException {
+        public Reservation take(long sharedBytes, boolean wait) throws IOException {
             lock.lock();
             try {
                 while (true) {
@@ -180,11 +180,11 @@ public final class MemoryBudget {
                     if (sharedBytes <= sharedArea - sharedUsed && sharedHeld + sharedBytes <= shareLimit) {
                         sharedUsed += sharedBytes;
                         sharedHeld += sharedBytes;
-                        return new Lease(this, sharedBytes, false);
+                        return new Reservation(this, sharedBytes, false);
                     }
                     if (!ownInUse) {
                         ownInUse = true;
-                        return new Lease(this, ownBatchBytes, true);
+                        return new Reservation(this, ownBatchBytes, true);
                     }
                     if (!wait) {
                         return null;
@@ -238,14 +238,14 @@ public final class MemoryBudget {
             return locked(() -> retainedHeld);
         }
 
-        private void release(Lease lease) {
+        private void release(Reservation reservation) {
             lock.lock();
             try {
-                if (lease.own) {
+                if (reservation.own) {
                     ownInUse = false;
                 } else {
-                    sharedUsed -= lease.bytes;
-                    sharedHeld -= lease.bytes;
+                    sharedUsed -= reservation.bytes;
+                    sharedHeld -= reservation.bytes;
                 }
                 giveBackIfDone();
                 changed.signalAll();
@@ -278,13 +278,13 @@ public final class MemoryBudget {
     }
 
     /** Room for one batch, given back once (further calls do nothing). */
-    public static final class Lease implements AutoCloseable {
+    public static final class Reservation implements AutoCloseable {
         private final Stream stream;
         private final long bytes;
         private final boolean own;
         private boolean released;
 
-        private Lease(Stream stream, long bytes, boolean own) {
+        private Reservation(Stream stream, long bytes, boolean own) {
             this.stream = stream;
             this.bytes = bytes;
             this.own = own;

@@ -138,18 +138,18 @@ public final class RestorePipeline {
                 // Fetch ahead while memory is free; with nothing in flight, wait for it: the
                 // stream's own batch is always given back by its own fetch, whoever else holds the rest.
                 while (next < pieces.size()) {
-                    MemoryBudget.Lease lease = stream.take(fullCost, inFlight.isEmpty());
-                    if (lease == null) {
+                    MemoryBudget.Reservation reservation = stream.take(fullCost, inFlight.isEmpty());
+                    if (reservation == null) {
                         break;
                     }
-                    int capacity = lease.own() ? settings.ownBatchBytes() : settings.batchBytes();
+                    int capacity = reservation.own() ? settings.ownBatchBytes() : settings.batchBytes();
                     int end = next;
                     long bytes = 0;
                     while (end < pieces.size() && (end == next || bytes + pieces.get(end).chunk().length() <= capacity)) {
                         bytes += pieces.get(end).chunk().length();
                         end++;
                     }
-                    Fetch fetched = fetch(pieces.subList(next, end), lease);
+                    Fetch fetched = fetch(pieces.subList(next, end), reservation);
                     if (streamHash != null) {
                         hashed = hash(fetched, streamHash, hashed);
                         inFlight.add(fetched.hashedBy(hashed));
@@ -197,27 +197,27 @@ public final class RestorePipeline {
     }
 
     /** One batch on its way: {@code arriving} from the store, then {@code chunks} decoded and checked. */
-    private record Fetch(List<Piece> pieces, CompletableFuture<?> arriving, CompletableFuture<byte[][]> chunks, MemoryBudget.Lease lease,
-            CompletableFuture<Void> hashed) {
+    private record Fetch(List<Piece> pieces, CompletableFuture<?> arriving, CompletableFuture<byte[][]> chunks,
+            MemoryBudget.Reservation reservation, CompletableFuture<Void> hashed) {
         Fetch hashedBy(CompletableFuture<Void> h) {
-            return new Fetch(pieces, arriving, chunks, lease, h);
+            return new Fetch(pieces, arriving, chunks, reservation, h);
         }
 
         void release() {
             // Given back once the batch has really ended: a cancelled fetch's reply may still be arriving.
-            CompletableFuture.allOf(arriving, chunks, hashed).whenComplete((v, e) -> lease.close());
+            CompletableFuture.allOf(arriving, chunks, hashed).whenComplete((v, e) -> reservation.close());
         }
     }
 
     /** The fetch stage, then the verify stage on the workers as the batch arrives. */
-    private Fetch fetch(List<Piece> pieces, MemoryBudget.Lease lease) {
+    private Fetch fetch(List<Piece> pieces, MemoryBudget.Reservation reservation) {
         Fingerprint[] fps = new Fingerprint[pieces.size()];
         for (int i = 0; i < fps.length; i++) {
             fps[i] = pieces.get(i).chunk().fingerprint();
         }
         CompletableFuture<List<StoredChunk>> arriving = client.chunks(fps);
         CompletableFuture<byte[][]> decoded = arriving.thenApplyAsync(stored -> verify(pieces, stored), settings.workers());
-        return new Fetch(pieces, arriving, decoded, lease, CompletableFuture.completedFuture(null));
+        return new Fetch(pieces, arriving, decoded, reservation, CompletableFuture.completedFuture(null));
     }
 
     /** The verify stage: each chunk decoded and checked against its fingerprint. */

@@ -25,8 +25,8 @@ class MemoryBudgetTest {
         MemoryBudget budget = new MemoryBudget(100 * MIB, 16 * MIB, Duration.ofSeconds(30));
         try (MemoryBudget.Stream paused = budget.admit(0, MIB); MemoryBudget.Stream other = budget.admit(0, MIB)) {
             // The paused stream takes all it may of the shared area (a quarter), and its own batch.
-            List<MemoryBudget.Lease> held = new ArrayList<>();
-            MemoryBudget.Lease l;
+            List<MemoryBudget.Reservation> held = new ArrayList<>();
+            MemoryBudget.Reservation l;
             while ((l = paused.take(4 * MIB, false)) != null) {
                 held.add(l);
             }
@@ -40,16 +40,16 @@ class MemoryBudgetTest {
                     held.add(l);
                 }
             }
-            MemoryBudget.Lease own = other.take(4 * MIB, true);
+            MemoryBudget.Reservation own = other.take(4 * MIB, true);
             assertTrue(own.own(), "with the shared area full the stream runs on its own batch");
             assertNull(other.take(4 * MIB, false), "one own batch at a time");
-            CompletableFuture<MemoryBudget.Lease> next = later(() -> other.take(4 * MIB, true));
+            CompletableFuture<MemoryBudget.Reservation> next = later(() -> other.take(4 * MIB, true));
             Thread.sleep(100);
             assertFalse(next.isDone(), "waits for its own batch");
             own.close();
             assertTrue(next.get(10, TimeUnit.SECONDS).own(), "its own batch came back to it");
             next.get().close();
-            held.forEach(MemoryBudget.Lease::close);
+            held.forEach(MemoryBudget.Reservation::close);
             hogs.forEach(MemoryBudget.Stream::close);
         }
         assertEquals(0, budget.used());
@@ -94,7 +94,7 @@ class MemoryBudgetTest {
         assertEquals(4 * MIB, s.retained());
         assertEquals(5 * MIB, budget.used());
         // Beside its retained bytes the stream still takes shared batches up to its share.
-        MemoryBudget.Lease batch = s.take(4 * MIB, false);
+        MemoryBudget.Reservation batch = s.take(4 * MIB, false);
         assertFalse(batch.own());
         s.giveBackRetained(MIB);
         assertEquals(3 * MIB, s.retained());
@@ -110,7 +110,7 @@ class MemoryBudgetTest {
     void aClosedStreamKeepsItsAllowanceUntilItsOwnBatchHasEnded() throws Exception {
         MemoryBudget budget = new MemoryBudget(10 * MIB, 0, Duration.ofSeconds(30));
         MemoryBudget.Stream s = budget.admit(MIB, 2 * MIB);
-        MemoryBudget.Lease own = s.take(4 * MIB, true);
+        MemoryBudget.Reservation own = s.take(4 * MIB, true);
         s.close();
         assertEquals(3 * MIB, budget.used(), "a fetch still in flight holds its memory");
         own.close();

@@ -9,7 +9,7 @@ import io.gpdedup.dedup.DedupPlugin;
 import io.gpdedup.plugin.api.CommandDispatcher;
 import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.config.StoreConfig;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.store.net.StoreService;
 import io.gpdedup.store.tls.SelfSignedCertificate;
 import io.gpdedup.store.tls.TlsSettings;
@@ -47,7 +47,7 @@ class TlsPluginTest {
         cert = SelfSignedCertificate.generate(dir.resolve("tls"));
         StoreConfig cfg = StoreConfig.defaults(dir.resolve("store"), Map.of("unit1", Map.of("backup", PasswordHash.create("s3cret".toCharArray(), 1_000))))
                 .withPort(0).withTls(new TlsSettings(cert.certFile(), cert.keyFile(), true));
-        store = StoreService.start(cfg, DiskStoreEngine.open(cfg.dataDir()));
+        store = StoreService.start(cfg, DedupStoreEngine.open(cfg.dataDir()));
     }
 
     @AfterEach

@@ -10,7 +10,7 @@ import io.gpdedup.store.config.StoreConfig;
 import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.engine.BackupLease;
 import io.gpdedup.store.engine.CommitPolicy;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.engine.StoreException;
@@ -64,9 +64,9 @@ final class CopyUnitCommand implements Callable<Integer> {
             return 2;
         }
         // The source is read with the config's key too: an encrypted disk unit copies into an encrypted bucket unit.
-        try (DiskStoreEngine source = cfg.encryption() != null ? DiskStoreEngine.open(from, EngineSettings.defaults(), cfg.encryption().load())
-                : DiskStoreEngine.open(from, EngineSettings.defaults());
-             DiskStoreEngine target = StoreService.openEngine(cfg)) {
+        try (DedupStoreEngine source = cfg.encryption() != null ? DedupStoreEngine.open(from, EngineSettings.defaults(), cfg.encryption().load())
+                : DedupStoreEngine.open(from, EngineSettings.defaults());
+             DedupStoreEngine target = StoreService.openEngine(cfg)) {
             if (!source.unitNames().contains(unit)) {
                 System.err.println("gpdedup-store: there is no storage unit " + unit + " in " + from);
                 return 1;

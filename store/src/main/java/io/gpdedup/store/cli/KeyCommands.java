@@ -9,7 +9,7 @@ import io.gpdedup.store.crypt.KeyException;
 import io.gpdedup.store.crypt.KeyRotation;
 import io.gpdedup.store.crypt.KeySource;
 import io.gpdedup.store.crypt.UnitConversion;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.store.s3.BucketConversion;
 import io.gpdedup.store.s3.BucketKeyRotation;
 import io.gpdedup.store.s3.LeaseHeldException;
@@ -94,9 +94,9 @@ final class KeyCommands {
                 return 2;
             }
             Path dataDir = cfg.dataDir();
-            try (FileChannel ch = OwnerOnly.open(OwnerOnly.createDirectories(dataDir).resolve(DiskStoreEngine.LOCK_FILE),
+            try (FileChannel ch = OwnerOnly.open(OwnerOnly.createDirectories(dataDir).resolve(DedupStoreEngine.LOCK_FILE),
                     StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-                if (DiskStoreEngine.tryLock(ch) == null) {
+                if (DedupStoreEngine.tryLock(ch) == null) {
                     System.err.println("gpdedup-store " + name() + ": the store on " + dataDir + " is running: stop it first");
                     return 1;
                 }

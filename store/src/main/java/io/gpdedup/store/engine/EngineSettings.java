@@ -3,7 +3,7 @@ package io.gpdedup.store.engine;
 import java.time.Duration;
 
 /**
- * Tuning of a {@link DiskStoreEngine}; every unit of the engine uses the same settings.
+ * Tuning of a {@link DedupStoreEngine}; every unit of the engine uses the same settings.
  *
  * @param containerSizeBytes a container is rolled over before it would exceed this (4 KiB .. 1 GiB)
  * @param capacityBytes      per-unit limit on container bytes; 0 = unlimited

@@ -41,7 +41,7 @@ final class GarbageCollector {
     private record Move(Fingerprint fingerprint, int container, long offset, int length) {
     }
 
-    private final DiskStorageUnit unit;
+    private final DedupStorageUnit unit;
     private final List<Fingerprint> pins;
     private final Set<Integer> keptContainers;
     private final Map<Integer, List<Entry>> entriesByVictim = new HashMap<>();
@@ -58,7 +58,7 @@ final class GarbageCollector {
     private int swept;
 
     /** {@code keptContainers}: containers all of whose records count as live (the reconnect grace). */
-    GarbageCollector(DiskStorageUnit unit, List<Fingerprint> pins, Set<Integer> keptContainers) {
+    GarbageCollector(DedupStorageUnit unit, List<Fingerprint> pins, Set<Integer> keptContainers) {
         this.unit = unit;
         this.pins = pins;
         this.keptContainers = keptContainers;

@@ -42,7 +42,7 @@ final class LocalBackend implements UnitBackend {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(unitsDir)) {
             for (Path p : ds) {
                 String name = p.getFileName().toString();
-                if (Files.isDirectory(p) && DiskStoreEngine.isUnitName(name)) {
+                if (Files.isDirectory(p) && DedupStoreEngine.isUnitName(name)) {
                     names.add(name);
                 }
             }

@@ -48,13 +48,13 @@ final class Recompressor {
     private record Planned(Fingerprint fingerprint, long offset, int oldLength, ChunkRecord record) {
     }
 
-    private final DiskStorageUnit unit;
+    private final DedupStorageUnit unit;
     private final ReentrantLock writeLock;
     private final ChunkCodec codec;
     private final BooleanSupplier keepGoing;
 
     /** {@code writeLock}: the unit's, taken for the swap only. */
-    Recompressor(DiskStorageUnit unit, ReentrantLock writeLock, int zstdLevel, BooleanSupplier keepGoing) {
+    Recompressor(DedupStorageUnit unit, ReentrantLock writeLock, int zstdLevel, BooleanSupplier keepGoing) {
         this.unit = unit;
         this.writeLock = writeLock;
         this.codec = ChunkCodec.of(Codec.ZSTD, zstdLevel);

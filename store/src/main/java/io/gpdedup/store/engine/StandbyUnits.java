@@ -27,13 +27,13 @@ public final class StandbyUnits implements MeterBinder {
     /** Opens a unit: takes its lease (or fails with {@link UnitHeldException}) and loads it. */
     @FunctionalInterface
     interface Opener {
-        DiskStorageUnit open(String name) throws IOException;
+        DedupStorageUnit open(String name) throws IOException;
     }
 
     /** Gives an opened unit to the engine; false when the engine closed meanwhile (the unit is then closed, its lease given back). */
     @FunctionalInterface
     interface Adopter {
-        boolean adopt(String name, DiskStorageUnit unit);
+        boolean adopt(String name, DedupStorageUnit unit);
     }
 
     private final Opener opener;
@@ -86,7 +86,7 @@ public final class StandbyUnits implements MeterBinder {
         }
         // The open's first request reads the lease: from here to the unit open is what a take-over costs.
         long start = System.nanoTime();
-        DiskStorageUnit unit;
+        DedupStorageUnit unit;
         try {
             unit = opener.open(name);
         } catch (UnitHeldException e) {

@@ -32,13 +32,13 @@ final class UnitVerifier {
     private record Entry(int container, long offset, int slot) {
     }
 
-    private final DiskStorageUnit unit;
+    private final DedupStorageUnit unit;
     private final List<String> problems = new ArrayList<>();
     private final Set<Fingerprint> bad = new HashSet<>();
     private long chunksChecked;
     private long bytesChecked;
 
-    UnitVerifier(DiskStorageUnit unit) {
+    UnitVerifier(DedupStorageUnit unit) {
         this.unit = unit;
     }
 

@@ -31,7 +31,7 @@ public final class ServerContext {
     final AutoCollector collector;
     final IdleRecompressor recompressor;
     /** What the connections hold, held to the config's {@link HoldLimits}. */
-    public final LeaseCounts leases;
+    public final BackupLeaseCounts leases;
     public final FrameMemory frameMemory;
     /** Each unit's roles, retention lock and overwrite rule, as of the last start or reload. */
     private volatile StoreConfig policies;
@@ -54,7 +54,7 @@ public final class ServerContext {
         this.collector = collector;
         this.recompressor = recompressor;
         HoldLimits holds = config.connectionLimits().holds();
-        this.leases = new LeaseCounts(holds, metrics);
+        this.leases = new BackupLeaseCounts(holds, metrics);
         this.frameMemory = new FrameMemory(holds.frameMemoryBytes(PlatformDependent.maxDirectMemory()), config.units().size(), metrics);
     }
 

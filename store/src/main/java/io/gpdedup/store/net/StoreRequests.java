@@ -182,7 +182,7 @@ public final class StoreRequests {
 
     private void missing(StoreSession s, Request.Missing m, ReplySink out) {
         checkBatch(m.fingerprints().size());
-        OpenLease l = s.get(m.lease());
+        OpenBackupLease l = s.get(m.lease());
         boolean[] missing = l.lease.missing(m.fingerprints().toArray(new Fingerprint[0]));
         if (missing.length != m.fingerprints().size()) {
             throw new IllegalStateException("engine answered " + missing.length + " of " + m.fingerprints().size() + " fingerprints");
@@ -197,7 +197,7 @@ public final class StoreRequests {
 
     private void put(StoreSession s, Request.PutChunks p, ReplySink out) {
         checkBatch(p.chunks().size());
-        OpenLease l = s.get(p.lease());
+        OpenBackupLease l = s.get(p.lease());
         for (int i = 0; i < p.chunks().size(); i++) {
             ChunkUpload c = p.chunks().get(i);
             try {
@@ -211,7 +211,7 @@ public final class StoreRequests {
     }
 
     private CompletionStage<Void> commit(StoreSession s, Request.Commit c, ReplySink out) {
-        OpenLease l = s.take(c.lease());
+        OpenBackupLease l = s.take(c.lease());
         CompletableFuture<Void> durable;
         try {
             Recipe recipe;

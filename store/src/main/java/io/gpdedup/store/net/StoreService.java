@@ -6,7 +6,7 @@ import io.gpdedup.store.config.StoreConfig;
 import io.gpdedup.store.config.StorePaths;
 import io.gpdedup.store.container.OwnerOnly;
 import io.gpdedup.store.engine.CommitPolicy;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.engine.StoreEngine;
 import io.gpdedup.store.engine.UnitNotServedException;
@@ -69,10 +69,10 @@ public final class StoreService implements AutoCloseable {
                     // A standby's unit another store holds: the engine takes it over once that lease lapses.
                 }
             }
-            if (engine instanceof DiskStoreEngine d && d.backend() instanceof S3Backend bucket) {
+            if (engine instanceof DedupStoreEngine d && d.backend() instanceof S3Backend bucket) {
                 metrics.register(bucket.requests());
             }
-            if (engine instanceof DiskStoreEngine d) {
+            if (engine instanceof DedupStoreEngine d) {
                 d.standby().ifPresent(metrics::register);
             }
             replication = ReplicationQueue.start(engine.dataDirectory(), engine, config.replication());
@@ -109,7 +109,7 @@ public final class StoreService implements AutoCloseable {
      * Opens (creating) the config's data directory with the engine settings the config asks for,
      * its units in the data directory or, with {@code storage: s3}, in the bucket.
      */
-    public static DiskStoreEngine openEngine(StoreConfig config) {
+    public static DedupStoreEngine openEngine(StoreConfig config) {
         return openEngine(config, false);
     }
 
@@ -117,7 +117,7 @@ public final class StoreService implements AutoCloseable {
      * As {@link #openEngine(StoreConfig)}; with {@code standby} (and {@code storage: s3}) the store
      * is a standby: the units another store holds wait until that store's lease lapses.
      */
-    public static DiskStoreEngine openEngine(StoreConfig config, boolean standby) {
+    public static DedupStoreEngine openEngine(StoreConfig config, boolean standby) {
         EngineSettings settings = EngineSettings.defaults().withVerifyOnPut(config.verifyOnPut()).withDiskReserveBytes(config.diskReserveBytes())
                 .withReconnectGrace(config.reconnectGrace());
         if (config.unitCapacityBytes() > 0) {
@@ -125,7 +125,7 @@ public final class StoreService implements AutoCloseable {
         }
         if (config.storage() != null) {
             S3Backend.check(config.storage(), locking(config)); // before the data directory is touched
-            return DiskStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage(), locking(config),
+            return DedupStoreEngine.open(config.dataDir(), settings, S3Backend.factory(config.storage(), locking(config),
                     config.encryption() != null ? config.encryption().load() : null), standby);
         }
         if (standby) {
@@ -133,9 +133,9 @@ public final class StoreService implements AutoCloseable {
                     + " can take over; it serves them as without the flag");
         }
         if (config.encryption() != null) {
-            return DiskStoreEngine.open(config.dataDir(), settings, config.encryption().load());
+            return DedupStoreEngine.open(config.dataDir(), settings, config.encryption().load());
         }
-        return DiskStoreEngine.open(config.dataDir(), settings);
+        return DedupStoreEngine.open(config.dataDir(), settings);
     }
 
     /** Each unit's commit policy: which of them ask for retention locks. */
@@ -148,7 +148,7 @@ public final class StoreService implements AutoCloseable {
     }
 
     private static String describe(StoreEngine engine) {
-        return engine instanceof DiskStoreEngine d ? d.describe() : engine.dataDirectory().toString();
+        return engine instanceof DedupStoreEngine d ? d.describe() : engine.dataDirectory().toString();
     }
 
     private static void refuseDemoPasswordBeyondLoopback(StoreConfig config) throws IOException {
@@ -192,7 +192,7 @@ public final class StoreService implements AutoCloseable {
             return;
         }
         refuseDemoPasswordBeyondLoopback(config);
-        if (engine instanceof DiskStoreEngine d && d.backend() instanceof S3Backend bucket) {
+        if (engine instanceof DedupStoreEngine d && d.backend() instanceof S3Backend bucket) {
             bucket.checkLocking(locking(config)); // a lock the bucket cannot hold is refused here as at a start
         }
         server.replaceUsers(config);

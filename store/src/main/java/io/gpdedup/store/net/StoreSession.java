@@ -27,11 +27,11 @@ public final class StoreSession {
     /** The protocol version agreed on the connection: what its replies may carry. */
     final int version;
     private final StoreMetrics metrics;
-    private final LeaseCounts counts;
-    private final Map<Long, OpenLease> leases = new ConcurrentHashMap<>();
+    private final BackupLeaseCounts counts;
+    private final Map<Long, OpenBackupLease> leases = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    public StoreSession(StorageUnit unit, String user, int version, StoreMetrics metrics, LeaseCounts counts) {
+    public StoreSession(StorageUnit unit, String user, int version, StoreMetrics metrics, BackupLeaseCounts counts) {
         this.unit = unit;
         this.user = user;
         this.version = version;
@@ -40,7 +40,7 @@ public final class StoreSession {
     }
 
     /** Begins a backup in the unit, unless a lease cap is reached. */
-    OpenLease open() {
+    OpenBackupLease open() {
         counts.take(unit.name(), user, leases.size());
         BackupLease lease;
         try {
@@ -49,14 +49,14 @@ public final class StoreSession {
             counts.give(unit.name());
             throw e;
         }
-        OpenLease open = new OpenLease(NEXT_LEASE.getAndIncrement(), lease);
+        OpenBackupLease open = new OpenBackupLease(NEXT_LEASE.getAndIncrement(), lease);
         leases.put(open.id, open);
         metrics.leaseOpened();
         return open;
     }
 
-    OpenLease get(long id) {
-        OpenLease l = leases.get(id);
+    OpenBackupLease get(long id) {
+        OpenBackupLease l = leases.get(id);
         if (l == null) {
             throw new BadRequestException("no open lease " + id + " on this connection");
         }
@@ -64,8 +64,8 @@ public final class StoreSession {
     }
 
     /** Ends the lease's use on this connection; the caller closes it. */
-    OpenLease take(long id) {
-        OpenLease l = leases.remove(id);
+    OpenBackupLease take(long id) {
+        OpenBackupLease l = leases.remove(id);
         if (l == null) {
             throw new BadRequestException("no open lease " + id + " on this connection");
         }
@@ -73,7 +73,7 @@ public final class StoreSession {
     }
 
     /** Closes the engine lease of one taken with {@link #take}. */
-    void release(OpenLease l) {
+    void release(OpenBackupLease l) {
         try {
             l.lease.close();
         } finally {
@@ -116,9 +116,9 @@ public final class StoreSession {
 
     /** Aborts every lease still open: nothing they wrote becomes visible. */
     void abortAll() {
-        List<OpenLease> open = new ArrayList<>(leases.values());
+        List<OpenBackupLease> open = new ArrayList<>(leases.values());
         leases.clear();
-        for (OpenLease l : open) {
+        for (OpenBackupLease l : open) {
             try {
                 release(l);
             } catch (RuntimeException e) {

@@ -67,7 +67,7 @@ public final class S3Backend implements UnitBackend {
         renewals.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.SECONDS);
     }
 
-    /** A factory for {@link io.gpdedup.store.engine.DiskStoreEngine#open(Path, EngineSettings, UnitBackend.Factory)}. */
+    /** A factory for {@link io.gpdedup.store.engine.DedupStoreEngine#open(Path, EngineSettings, UnitBackend.Factory)}. */
     public static UnitBackend.Factory factory(S3Settings s3) {
         return factory(s3, Map.of());
     }

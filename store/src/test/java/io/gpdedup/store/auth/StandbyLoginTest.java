@@ -9,7 +9,7 @@ import io.gpdedup.protocol.wire.ProtocolVersions;
 import io.gpdedup.protocol.wire.Reply;
 import io.gpdedup.protocol.wire.Request;
 import io.gpdedup.store.config.StoreConfig;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.store.engine.EngineSettings;
 import io.gpdedup.store.net.RawConnection;
 import io.gpdedup.store.net.StoreService;
@@ -39,8 +39,8 @@ class StandbyLoginTest {
     @TempDir
     Path dir;
 
-    private DiskStoreEngine engine(S3Settings s3, String name, boolean standby) {
-        return DiskStoreEngine.open(dir.resolve(name), EngineSettings.defaults(), S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache"))),
+    private DedupStoreEngine engine(S3Settings s3, String name, boolean standby) {
+        return DedupStoreEngine.open(dir.resolve(name), EngineSettings.defaults(), S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache"))),
                 standby);
     }
 
@@ -49,7 +49,7 @@ class StandbyLoginTest {
         S3Settings s3 = TestBuckets.fresh("standby-login", dir).withLeaseSeconds(6);
         StoreConfig config = StoreConfig.defaults(dir.resolve("b"), Map.of(UNIT, Map.of(USER, PasswordHash.create(PASSWORD.toCharArray(), 1_000))))
                 .withPort(0);
-        try (DiskStoreEngine holder = engine(s3, "a", false)) {
+        try (DedupStoreEngine holder = engine(s3, "a", false)) {
             holder.unit(UNIT);
             try (StoreService standby = StoreService.start(config, engine(s3, "b", true))) {
                 int port = standby.address().getPort();

@@ -17,7 +17,7 @@ import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.config.ConfigLoader;
 import io.gpdedup.store.engine.BackupLease;
 import io.gpdedup.store.engine.CommitPolicy;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.store.engine.StorageUnit;
 import io.gpdedup.store.net.StoreService;
 import io.gpdedup.testsupport.ConsoleCapture;
@@ -79,7 +79,7 @@ class CopyUnitTest {
         r.nextBytes(shared);
         List<byte[]> objects = new ArrayList<>();
         long sourceChunks;
-        try (DiskStoreEngine local = DiskStoreEngine.open(dir.resolve("local"))) {
+        try (DedupStoreEngine local = DedupStoreEngine.open(dir.resolve("local"))) {
             for (int i = 0; i < 4; i++) {
                 byte[] own = new byte[30_000 + i * 10_000];
                 r.nextBytes(own);
@@ -104,7 +104,7 @@ class CopyUnitTest {
                 "--config", config.toString())));
         assertEquals("gpdedup-store: there is no storage unit lab in " + dir.resolve("local") + "\n", missing);
 
-        try (DiskStoreEngine target = StoreService.openEngine(ConfigLoader.load(config))) {
+        try (DedupStoreEngine target = StoreService.openEngine(ConfigLoader.load(config))) {
             StorageUnit unit = target.unit("prod");
             assertEquals(List.of("db/backups/0", "db/backups/1", "db/backups/2", "db/backups/3"),
                     unit.list("").stream().map(ObjectInfo::name).toList());

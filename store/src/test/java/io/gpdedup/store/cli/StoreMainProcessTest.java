@@ -17,7 +17,7 @@ import io.gpdedup.protocol.model.StoredChunk;
 import io.gpdedup.protocol.wire.ChunkUpload;
 import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.config.StoreConfig;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.testsupport.ConsoleCapture;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
@@ -93,7 +93,7 @@ class StoreMainProcessTest {
             assertEquals(0, p.exitValue(), () -> "exit status; stderr: " + read(stderr));
             assertFalse(Files.exists(dataDir.resolve("store.port")), "port file removed");
             // The engine was closed (lock released) and the commit is on disk.
-            try (DiskStoreEngine engine = DiskStoreEngine.open(dataDir)) {
+            try (DedupStoreEngine engine = DedupStoreEngine.open(dataDir)) {
                 assertEquals(recipe.chunks(), engine.unit("gpdedup").recipe(name).orElseThrow().chunks());
             }
         } finally {

@@ -38,7 +38,7 @@ class CrashRecoveryTest {
         byte[] a = TestObjects.data(1, 150_000, false);
         byte[] b = TestObjects.data(2, 90_000, true);
         byte[] c = TestObjects.data(3, 30_000, false);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(live, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(live, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             TestObjects.backup(unit, "dir/a", a, 4096, Codec.NONE);
             TestObjects.backup(unit, "dir/b", b, 4096, Codec.ZSTD);
@@ -59,7 +59,7 @@ class CrashRecoveryTest {
         Files.write(unitDir.resolve("index.snap.tmp"), new byte[] {5});
         Files.write(unitDir.resolve("containers/" + Container.fileName(9999)), new byte[] {'G', 'P'}); // created, header never written
 
-        try (DiskStoreEngine engine = DiskStoreEngine.open(crashed, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(crashed, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             assertArrayEquals(a, TestObjects.restore(unit, "dir/a"));
             assertArrayEquals(b, TestObjects.restore(unit, "dir/b"));
@@ -87,7 +87,7 @@ class CrashRecoveryTest {
             TestObjects.backup(unit, "dir/c", c, 4096, Codec.NONE);
             assertArrayEquals(c, TestObjects.restore(unit, "dir/c"));
         }
-        try (DiskStoreEngine engine = DiskStoreEngine.open(crashed, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(crashed, SMALL)) {
             assertArrayEquals(c, TestObjects.restore(engine.unit("u1"), "dir/c"));
             assertTrue(engine.unit("u1").verify().ok());
         }
@@ -98,17 +98,17 @@ class CrashRecoveryTest {
         Path live = tmp.resolve("live");
         byte[] a = TestObjects.data(1, 100_000, false);
         byte[] b = TestObjects.data(2, 100_000, false);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(live, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(live, SMALL)) {
             TestObjects.backup(engine.unit("u1"), "a", a, 4096, Codec.NONE);
         }
         Path snap = live.resolve("units/u1/index.snap");
         assertTrue(Files.exists(snap), "clean close saves the index");
         Path crashed = tmp.resolve("crashed");
-        try (DiskStoreEngine engine = DiskStoreEngine.open(live, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(live, SMALL)) {
             TestObjects.backup(engine.unit("u1"), "b", b, 4096, Codec.NONE);
             copyTree(live, crashed); // the snapshot in the copy covers "a" only
         }
-        try (DiskStoreEngine engine = DiskStoreEngine.open(crashed, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(crashed, SMALL)) {
             assertArrayEquals(a, TestObjects.restore(engine.unit("u1"), "a"));
             assertArrayEquals(b, TestObjects.restore(engine.unit("u1"), "b"));
             assertEquals(50, engine.unit("u1").stats().chunks());
@@ -117,7 +117,7 @@ class CrashRecoveryTest {
         byte[] s = Files.readAllBytes(snap);
         s[s.length / 2] ^= 0x40;
         Files.write(snap, s);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(live, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(live, SMALL)) {
             assertArrayEquals(a, TestObjects.restore(engine.unit("u1"), "a"));
             assertArrayEquals(b, TestObjects.restore(engine.unit("u1"), "b"));
             assertEquals(50, engine.unit("u1").stats().chunks());
@@ -128,19 +128,19 @@ class CrashRecoveryTest {
     void snapshotNamingAVanishedContainerIsStale() throws IOException {
         Path live = tmp.resolve("live");
         byte[] a = TestObjects.data(1, 200_000, false);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(live, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(live, SMALL)) {
             TestObjects.backup(engine.unit("u1"), "a", a, 4096, Codec.NONE);
             TestObjects.backup(engine.unit("u1"), "gone", TestObjects.data(2, 200_000, false), 4096, Codec.NONE);
         }
         Path saved = tmp.resolve("snap");
         Files.copy(live.resolve("units/u1/index.snap"), saved);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(live, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(live, SMALL)) {
             engine.unit("u1").deleteObjects("gone");
             assertTrue(engine.unit("u1").collectGarbage().containersRewritten() > 0);
         }
         // put the pre-GC snapshot back, as if GC's deletion of it had been lost
         Files.copy(saved, live.resolve("units/u1/index.snap"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(live, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(live, SMALL)) {
             assertArrayEquals(a, TestObjects.restore(engine.unit("u1"), "a"));
             assertTrue(engine.unit("u1").verify().ok());
         }

@@ -36,9 +36,9 @@ public final class CrashWriter {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         int round = Integer.parseInt(args[1]);
-        DiskStoreEngine engine = args.length > 2
-                ? DiskStoreEngine.open(dir, SETTINGS, io.gpdedup.store.s3.S3Backend.factory(KillNineTest.s3(java.net.URI.create(args[2]), args[3], dir)))
-                : DiskStoreEngine.open(dir, SETTINGS);
+        DedupStoreEngine engine = args.length > 2
+                ? DedupStoreEngine.open(dir, SETTINGS, io.gpdedup.store.s3.S3Backend.factory(KillNineTest.s3(java.net.URI.create(args[2]), args[3], dir)))
+                : DedupStoreEngine.open(dir, SETTINGS);
         StorageUnit unit = engine.unit("u1");
         System.out.println("OPEN");
         System.out.flush();

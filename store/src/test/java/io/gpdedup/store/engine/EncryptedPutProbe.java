@@ -10,7 +10,7 @@ import java.util.stream.Stream;
 
 /**
  * A rough probe (not a test): the process CPU of a unique-data backup (256 MiB in 64 KiB chunks,
- * stored as they are) and the thread CPU of its restore through {@link DiskStoreEngine}, without
+ * stored as they are) and the thread CPU of its restore through {@link DedupStoreEngine}, without
  * and with encryption at rest, three rounds (the first warms the JIT).
  * {@code java -cp <test-classes>:<classes>:<deps> io.gpdedup.store.engine.EncryptedPutProbe [dir]}
  */
@@ -28,7 +28,7 @@ public final class EncryptedPutProbe {
         for (int round = 1; round <= 3; round++) {
             for (Kek kek : new Kek[] {null, Kek.generate()}) {
                 Path dir = Files.createTempDirectory(parent, "encrypted-put-probe");
-                try (DiskStoreEngine engine = kek == null ? DiskStoreEngine.open(dir) : DiskStoreEngine.open(dir, EngineSettings.defaults(), kek)) {
+                try (DedupStoreEngine engine = kek == null ? DedupStoreEngine.open(dir) : DedupStoreEngine.open(dir, EngineSettings.defaults(), kek)) {
                     StorageUnit unit = engine.unit("probe");
                     byte[] data = TestObjects.data(10L * round + (kek == null ? 1 : 2), BYTES, false);
                     long cpu0 = os.getProcessCpuTime();

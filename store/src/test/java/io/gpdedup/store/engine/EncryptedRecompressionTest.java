@@ -8,7 +8,7 @@ class EncryptedRecompressionTest extends RecompressionTest {
     private final Kek kek = Kek.generate();
 
     @Override
-    DiskStoreEngine open(Path dataDir, EngineSettings settings) {
-        return DiskStoreEngine.open(dataDir, settings, kek);
+    DedupStoreEngine open(Path dataDir, EngineSettings settings) {
+        return DedupStoreEngine.open(dataDir, settings, kek);
     }
 }

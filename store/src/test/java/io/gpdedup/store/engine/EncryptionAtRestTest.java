@@ -72,13 +72,13 @@ class EncryptionAtRestTest {
     /** Backs up {@code object} into unit u1 of {@code dataDir}, restores it before and after a reopen, and verifies. */
     private static Recipe writeAndCheck(Path dataDir, Kek kek, byte[] object) {
         Recipe r;
-        try (DiskStoreEngine engine = open(dataDir, kek)) {
+        try (DedupStoreEngine engine = open(dataDir, kek)) {
             StorageUnit unit = engine.unit("u1");
             r = TestObjects.backup(unit, "db/marked", object, 8192, Codec.LZ4);
             TestObjects.backup(unit, "db/again", object, 8192, Codec.LZ4);
             assertArrayEquals(object, TestObjects.restore(unit, "db/marked"));
         }
-        try (DiskStoreEngine engine = open(dataDir, kek)) {
+        try (DedupStoreEngine engine = open(dataDir, kek)) {
             StorageUnit unit = engine.unit("u1");
             assertArrayEquals(object, TestObjects.restore(unit, "db/again"));
             VerifyReport v = unit.verify();
@@ -87,15 +87,15 @@ class EncryptionAtRestTest {
         return r;
     }
 
-    private static DiskStoreEngine open(Path dataDir, Kek kek) {
-        return kek == null ? DiskStoreEngine.open(dataDir, SMALL) : DiskStoreEngine.open(dataDir, SMALL, kek);
+    private static DedupStoreEngine open(Path dataDir, Kek kek) {
+        return kek == null ? DedupStoreEngine.open(dataDir, SMALL) : DedupStoreEngine.open(dataDir, SMALL, kek);
     }
 
     @Test
     void aTamperedCiphertextByteIsReportedByVerifyAndNeverRestored() throws IOException {
         Kek kek = Kek.generate();
         byte[] object = marked(2, 40_000);
-        try (DiskStoreEngine engine = open(data(), kek)) {
+        try (DedupStoreEngine engine = open(data(), kek)) {
             TestObjects.backup(engine.unit("u1"), "a", object, 8192, Codec.NONE);
         }
         Path ctr = data().resolve("units/u1/containers/00000001.ctr");
@@ -106,7 +106,7 @@ class EncryptionAtRestTest {
             f.seek(at);
             f.write(b ^ 0x01);
         }
-        try (DiskStoreEngine engine = open(data(), kek)) {
+        try (DedupStoreEngine engine = open(data(), kek)) {
             StorageUnit unit = engine.unit("u1");
             VerifyReport v = unit.verify();
             assertFalse(v.ok(), "verify finds the flipped bit");
@@ -119,7 +119,7 @@ class EncryptionAtRestTest {
     @Test
     void aWrongKeyOrNoKeyOpensNothingAndChangesNothing() throws IOException {
         Kek kek = Kek.generate();
-        try (DiskStoreEngine engine = open(data(), kek)) {
+        try (DedupStoreEngine engine = open(data(), kek)) {
             TestObjects.backup(engine.unit("u1"), "a", marked(3, 50_000), 8192, Codec.NONE);
         }
         Map<String, String> before = DiskSnapshot.of(data());
@@ -135,7 +135,7 @@ class EncryptionAtRestTest {
         assertThrows(KeyException.class, () -> open(data(), null));
         Files.move(dir.resolve("keys.aside"), keys);
         assertEquals(before, DiskSnapshot.of(data()), "a refused open changes no file");
-        try (DiskStoreEngine engine = open(data(), kek)) {
+        try (DedupStoreEngine engine = open(data(), kek)) {
             assertEquals(50_000, TestObjects.restore(engine.unit("u1"), "a").length, "control: the right key opens it");
         }
     }
@@ -152,7 +152,7 @@ class EncryptionAtRestTest {
         Kek old = new io.gpdedup.store.crypt.KeySource(oldKey, null).load();
         Kek next = new io.gpdedup.store.crypt.KeySource(newKey, null).load();
         byte[] object = marked(4, 120_000);
-        try (DiskStoreEngine engine = open(data(), old)) {
+        try (DedupStoreEngine engine = open(data(), old)) {
             TestObjects.backup(engine.unit("u1"), "a", object, 8192, Codec.NONE);
             TestObjects.backup(engine.unit("u2"), "b", object, 8192, Codec.NONE);
         }
@@ -164,7 +164,7 @@ class EncryptionAtRestTest {
         assertTrue(rotated.out().contains("2 unit(s)"), rotated.out());
         assertEquals(containers, DiskSnapshot.of(data().resolve("units/u1/containers")), "no container rewritten");
         assertThrows(KeyException.class, () -> open(data(), old));
-        try (DiskStoreEngine engine = open(data(), next)) {
+        try (DedupStoreEngine engine = open(data(), next)) {
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"));
             assertArrayEquals(object, TestObjects.restore(engine.unit("u2"), "b"));
         }
@@ -176,19 +176,19 @@ class EncryptionAtRestTest {
     void rotationCutOffHalfWayLeavesEveryUnitOpenableAndASecondRunFinishes() throws IOException {
         Kek old = Kek.generate();
         Kek next = Kek.generate();
-        try (DiskStoreEngine engine = open(data(), old)) {
+        try (DedupStoreEngine engine = open(data(), old)) {
             TestObjects.backup(engine.unit("u1"), "a", marked(5, 30_000), 8192, Codec.NONE);
             TestObjects.backup(engine.unit("u2"), "a", marked(6, 30_000), 8192, Codec.NONE);
         }
         // The first phase done for u1 only: its keys wrapped by both keys, u2's by the old one.
         Path u1 = data().resolve("units/u1");
         io.gpdedup.store.crypt.DataKeys.open(u1, "u1", old).addWrapping(u1, next);
-        try (DiskStoreEngine engine = open(data(), old)) {
+        try (DedupStoreEngine engine = open(data(), old)) {
             assertEquals(30_000, TestObjects.restore(engine.unit("u2"), "a").length);
         }
         io.gpdedup.store.crypt.KeyRotation.rotate(data().resolve("units"), old, next);
         assertThrows(KeyException.class, () -> open(data(), old));
-        try (DiskStoreEngine engine = open(data(), next)) {
+        try (DedupStoreEngine engine = open(data(), next)) {
             assertEquals(30_000, TestObjects.restore(engine.unit("u1"), "a").length);
             assertEquals(30_000, TestObjects.restore(engine.unit("u2"), "a").length);
         }
@@ -200,10 +200,10 @@ class EncryptionAtRestTest {
         assertEquals(0, StoreMain.run("new-key", key.toString()));
         Kek kek = new io.gpdedup.store.crypt.KeySource(key, null).load();
         byte[] object = marked(7, 200_000);
-        try (DiskStoreEngine engine = open(data(), null)) {
+        try (DedupStoreEngine engine = open(data(), null)) {
             TestObjects.backup(engine.unit("u1"), "a", object, 8192, Codec.LZ4);
         }
-        try (DiskStoreEngine engine = open(data(), kek)) {
+        try (DedupStoreEngine engine = open(data(), kek)) {
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"), "a plaintext unit keeps working with a key configured");
             TestObjects.backup(engine.unit("u1"), "b", object, 8192, Codec.LZ4);
         }
@@ -221,7 +221,7 @@ class EncryptionAtRestTest {
         ConsoleCapture converted = ConsoleCapture.run(() -> StoreMain.run("encrypt-unit", "--config", config.toString(), "u1"));
         assertEquals(0, converted.exit(), converted.err());
         assertEquals(0, ByteSearch.filesContaining(data(), MARKER).size());
-        try (DiskStoreEngine engine = open(data(), kek)) {
+        try (DedupStoreEngine engine = open(data(), kek)) {
             StorageUnit unit = engine.unit("u1");
             assertArrayEquals(object, TestObjects.restore(unit, "a"));
             assertArrayEquals(object, TestObjects.restore(unit, "b"));

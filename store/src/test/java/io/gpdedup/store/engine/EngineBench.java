@@ -23,8 +23,8 @@ public final class EngineBench {
 
     public static void main(String[] args) throws Exception {
         Path dir = Files.createTempDirectory(Path.of(args.length > 0 ? args[0] : "/tmp"), "bench");
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir)) {
-            DiskStorageUnit unit = (DiskStorageUnit) engine.unit("bench");
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir)) {
+            DedupStorageUnit unit = (DedupStorageUnit) engine.unit("bench");
             int chunk = 256 << 10;
             for (Codec codec : new Codec[] {Codec.NONE, Codec.ZSTD}) {
                 byte[] data = TestObjects.data(codec.id(), 256 << 20, codec == Codec.ZSTD);

@@ -46,7 +46,7 @@ class FullDiskCollectionTest {
             Path data = fs.path().resolve("data");
             EngineSettings settings = EngineSettings.defaults().withContainerSizeBytes(1L << 20).withDiskReserveBytes(0);
             Map<String, byte[]> acknowledged = new LinkedHashMap<>();
-            try (DiskStoreEngine engine = DiskStoreEngine.open(data, settings)) {
+            try (DedupStoreEngine engine = DedupStoreEngine.open(data, settings)) {
                 StorageUnit unit = engine.unit("u");
                 StoreException full = null;
                 for (int i = 0; full == null && i < 100; i++) {
@@ -84,7 +84,7 @@ class FullDiskCollectionTest {
                 acknowledged.put("fresh", fresh);
                 check(unit, acknowledged);
             }
-            try (DiskStoreEngine engine = DiskStoreEngine.open(data, settings)) {
+            try (DedupStoreEngine engine = DedupStoreEngine.open(data, settings)) {
                 check(engine.unit("u"), acknowledged);
             }
         }

@@ -32,8 +32,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 class GarbageCollectionTest {
     /** Opens the engine every scenario runs on: {@link EncryptedGarbageCollectionTest} runs them all again on encrypted units. */
-    DiskStoreEngine open(Path dataDir, EngineSettings settings) {
-        return DiskStoreEngine.open(dataDir, settings);
+    DedupStoreEngine open(Path dataDir, EngineSettings settings) {
+        return DedupStoreEngine.open(dataDir, settings);
     }
 
     private static final EngineSettings SMALL = EngineSettings.defaults().withContainerSizeBytes(64 << 10);
@@ -47,7 +47,7 @@ class GarbageCollectionTest {
         // will reconnect and reference them.
         byte[] orphan = TestObjects.data(4, 8 * 4096, false);
         Fingerprint[] fps = new Fingerprint[8];
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             try (BackupLease lease = engine.unit("u1").beginBackup()) {
                 for (int i = 0; i < fps.length; i++) {
                     fps[i] = Fingerprint.compute(orphan, i * 4096, 4096);
@@ -55,7 +55,7 @@ class GarbageCollectionTest {
                 }
             }
         }
-        try (DiskStoreEngine engine = open(dir, SMALL.withReconnectGrace(java.time.Duration.ofHours(1)))) {
+        try (DedupStoreEngine engine = open(dir, SMALL.withReconnectGrace(java.time.Duration.ofHours(1)))) {
             StorageUnit unit = engine.unit("u1");
             GcReport kept = unit.collectGarbage();
             assertEquals(0, kept.chunksRemoved(), kept.toString());
@@ -66,7 +66,7 @@ class GarbageCollectionTest {
                 }
             }
         }
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             GcReport removed = engine.unit("u1").collectGarbage();
             assertEquals(8, removed.chunksRemoved(), "without the grace the orphans go: " + removed);
         }
@@ -74,7 +74,7 @@ class GarbageCollectionTest {
 
     @Test
     void containersMostlyLiveAreLeftAlone() {
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             // 15 records of 4096 bytes fill a 64 KiB container: 10 live + 5 dead is above the 50% default
             byte[] keep = TestObjects.data(1, 10 * 4096, false);
@@ -92,7 +92,7 @@ class GarbageCollectionTest {
     @Test
     void collectsDeletedObjectsAndKeepsLiveOnes() {
         EngineSettings everyDeadByte = SMALL.withGcLiveRatio(1.0);
-        try (DiskStoreEngine engine = open(dir, everyDeadByte)) {
+        try (DedupStoreEngine engine = open(dir, everyDeadByte)) {
             StorageUnit unit = engine.unit("u1");
             byte[] shared = TestObjects.data(1, 40_960, false);
             byte[] onlyA = TestObjects.data(2, 200_704, false);
@@ -117,7 +117,7 @@ class GarbageCollectionTest {
             assertArrayEquals(b, TestObjects.restore(unit, "b"));
             assertTrue(unit.verify().ok());
         }
-        try (DiskStoreEngine engine = open(dir, everyDeadByte)) {
+        try (DedupStoreEngine engine = open(dir, everyDeadByte)) {
             assertArrayEquals(TestObjects.concat(TestObjects.data(1, 40_960, false), TestObjects.data(3, 8192, false)),
                     TestObjects.restore(engine.unit("u1"), "b"));
             assertEquals(12, engine.unit("u1").stats().chunks());
@@ -126,7 +126,7 @@ class GarbageCollectionTest {
 
     @Test
     void chunksPinnedByOpenLeasesSurvive() {
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             byte[] old = TestObjects.data(1, 81_920, false);
             TestObjects.backup(unit, "old", old, 4096, Codec.NONE);
@@ -158,8 +158,8 @@ class GarbageCollectionTest {
     /** A lease closed while its commit waits for the syncer must not leave the commit's chunks unprotected. */
     @Test
     void commitInFlightKeepsItsChunksAfterItsLeaseCloses() throws Exception {
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
-            DiskStorageUnit unit = (DiskStorageUnit) engine.unit("u1");
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
+            DedupStorageUnit unit = (DedupStorageUnit) engine.unit("u1");
             byte[] old = TestObjects.data(1, 4 * 4096, false);
             TestObjects.backup(unit, "old", old, 4096, Codec.NONE);
             unit.deleteObjects("old");
@@ -183,7 +183,7 @@ class GarbageCollectionTest {
 
     @Test
     void commitOfAChunkCollectedBeforeItWasPinnedFails() {
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             byte[] old = TestObjects.data(1, 8192, false);
             Recipe recipe = TestObjects.backup(unit, "old", old, 4096, Codec.NONE);
@@ -209,7 +209,7 @@ class GarbageCollectionTest {
         EngineSettings tiny = SMALL.withContainerSizeBytes(16 << 10).withGcLiveRatio(0.9);
         int perWriter = backend == TestEngines.Backend.S3 ? 20 : 60;
         TestEngines engines = new TestEngines(backend, dir);
-        try (DiskStoreEngine engine = engines.open(tiny)) {
+        try (DedupStoreEngine engine = engines.open(tiny)) {
             StorageUnit unit = engine.unit("u1");
             // a pool of 64 "blocks"; each object is 8 blocks drawn from it, so objects share chunks
             byte[][] blocks = new byte[64][];

@@ -94,9 +94,9 @@ class KillNineTest {
                     + Files.readString(err));
 
             Path checker = backend == TestEngines.Backend.S3 ? dir.resolve("checker-" + round) : store;
-            try (DiskStoreEngine engine = backend == TestEngines.Backend.S3
-                    ? DiskStoreEngine.open(checker, CrashWriter.SETTINGS, S3Backend.factory(s3(URI.create(s3Args.get(0)), s3Args.get(1), checker)))
-                    : DiskStoreEngine.open(store, CrashWriter.SETTINGS)) {
+            try (DedupStoreEngine engine = backend == TestEngines.Backend.S3
+                    ? DedupStoreEngine.open(checker, CrashWriter.SETTINGS, S3Backend.factory(s3(URI.create(s3Args.get(0)), s3Args.get(1), checker)))
+                    : DedupStoreEngine.open(store, CrashWriter.SETTINGS)) {
                 StorageUnit unit = takeOver(engine);
                 Set<String> listed = new HashSet<>();
                 for (ObjectInfo o : unit.list("")) {
@@ -124,7 +124,7 @@ class KillNineTest {
     }
 
     /** The unit, once the killed child's lease has lapsed (at once on local disk, which has no leases). */
-    private static StorageUnit takeOver(DiskStoreEngine engine) throws InterruptedException {
+    private static StorageUnit takeOver(DedupStoreEngine engine) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             try {

@@ -36,13 +36,13 @@ public final class ObjectLockRequestCount {
         byte[] data = TestObjects.data(7, mib << 20, false);
         for (String unit : new String[] {"locked", "plain"}) {
             boolean locked = unit.equals("locked");
-            try (DiskStoreEngine engine = open(dir, "a-" + unit, settings, s3, 30)) {
+            try (DedupStoreEngine engine = open(dir, "a-" + unit, settings, s3, 30)) {
                 S3Backend b = (S3Backend) engine.backend();
                 StorageUnit u = engine.unit(unit);
                 step(b, unit + ": first backup", () -> backup(u, "db/1", data, locked ? 30 : 0));
                 step(b, unit + ": same bytes, same day", () -> backup(u, "db/2", data, locked ? 30 : 0));
             }
-            try (DiskStoreEngine engine = open(dir, "b-" + unit, settings, s3, 31)) {
+            try (DedupStoreEngine engine = open(dir, "b-" + unit, settings, s3, 31)) {
                 S3Backend b = (S3Backend) engine.backend();
                 StorageUnit u = engine.unit(unit);
                 step(b, unit + ": after a restart, a day longer", () -> backup(u, "db/3", data, locked ? 31 : 0));
@@ -58,9 +58,9 @@ public final class ObjectLockRequestCount {
     }
 
     /** One store config for both units: "locked" asks for {@code days}, "plain" for none. */
-    private static DiskStoreEngine open(Path dir, String name, EngineSettings settings, S3Settings s3, int days) {
+    private static DedupStoreEngine open(Path dir, String name, EngineSettings settings, S3Settings s3, int days) {
         Map<String, CommitPolicy> locking = Map.of("locked", policy(days));
-        return DiskStoreEngine.open(dir.resolve(name), settings, S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache")), locking));
+        return DedupStoreEngine.open(dir.resolve(name), settings, S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache")), locking));
     }
 
     private static CommitPolicy policy(int days) {

@@ -34,8 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(120)
 class RecompressionTest {
     /** Opens the engine every scenario runs on: {@link EncryptedRecompressionTest} runs them all again on encrypted units. */
-    DiskStoreEngine open(Path dataDir, EngineSettings settings) {
-        return DiskStoreEngine.open(dataDir, settings);
+    DedupStoreEngine open(Path dataDir, EngineSettings settings) {
+        return DedupStoreEngine.open(dataDir, settings);
     }
 
     private static final EngineSettings SMALL = EngineSettings.defaults().withContainerSizeBytes(64 << 10);
@@ -76,7 +76,7 @@ class RecompressionTest {
         byte[][] objects = {rows(1, 300_000), rows(2, 200_000), rows(3, 150_000)};
         Codec[] codecs = {Codec.NONE, Codec.LZ4, Codec.ZSTD};
         long before;
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             for (int i = 0; i < objects.length; i++) {
                 TestObjects.backup(unit, "db/" + i, objects[i], 8192, codecs[i]);
@@ -97,7 +97,7 @@ class RecompressionTest {
             assertTrue(v.ok(), v.toString());
             assertEquals(Recompression.Outcome.NOTHING_PENDING, unit.recompressNext(LEVEL, () -> true).outcome());
         }
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             assertTrue(unit.stats().physicalBytes() < before * 0.8, "the smaller copies are what a restart finds");
             assertEquals(0, unit.recompressionPending(), "containers a unit opens with are not revisited");
@@ -118,7 +118,7 @@ class RecompressionTest {
      * polls of {@code keepGoing}: one per record looked at, and one before and one after.
      */
     private OneContainer recompressOneObject(byte[] data, Recompression.Outcome outcome) {
-        try (DiskStoreEngine engine = open(dir, ONE_CONTAINER)) {
+        try (DedupStoreEngine engine = open(dir, ONE_CONTAINER)) {
             StorageUnit unit = engine.unit("u1");
             TestObjects.backup(unit, "db/t", data, 8192, Codec.NONE);
             long records = unit.stats().chunks();
@@ -158,7 +158,7 @@ class RecompressionTest {
     @Test
     void callersOnSeveralThreadsEachTakeAContainerOfTheirOwn() throws Exception {
         byte[] data = rows(8, 600_000);
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             TestObjects.backup(unit, "a", data, 8192, Codec.NONE);
             int containers = unit.recompressionPending();
@@ -186,7 +186,7 @@ class RecompressionTest {
 
     @Test
     void aBackupBeginningStopsItAndTheContainerWaitsUnchanged() {
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             byte[] data = rows(4, 200_000);
             TestObjects.backup(unit, "a", data, 8192, Codec.NONE);
@@ -208,7 +208,7 @@ class RecompressionTest {
                 Files.createDirectories(dir.resolve("fs")), 8L << 20);
         org.junit.jupiter.api.Assumptions.assumeTrue(mounted.isPresent(), "needs root to mount a tmpfs (mount -t tmpfs): skipped");
         try (io.gpdedup.testsupport.Tmpfs fs = mounted.get();
-             DiskStoreEngine engine = open(fs.path().resolve("data"),
+             DedupStoreEngine engine = open(fs.path().resolve("data"),
                      EngineSettings.defaults().withContainerSizeBytes(1L << 20).withDiskReserveBytes(0))) {
             StorageUnit unit = engine.unit("u1");
             byte[] data = rows(9, 1_500_000);
@@ -238,7 +238,7 @@ class RecompressionTest {
 
     @Test
     void aDamagedRecordIsNotReencodedAndVerifyStillFindsIt() throws Exception {
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             TestObjects.backup(unit, "a", rows(5, 40_000), 8192, Codec.NONE); // one container
             Path ctr;
@@ -259,7 +259,7 @@ class RecompressionTest {
     @Test
     void backupsAndCollectionsRunningMeanwhileLoseNothing() throws Exception {
         Map<String, byte[]> committed = new ConcurrentHashMap<>();
-        try (DiskStoreEngine engine = open(dir, SMALL.withGcLiveRatio(0.9))) {
+        try (DedupStoreEngine engine = open(dir, SMALL.withGcLiveRatio(0.9))) {
             StorageUnit unit = engine.unit("u1");
             byte[] shared = rows(6, 120_000);
             AtomicBoolean done = new AtomicBoolean();
@@ -297,7 +297,7 @@ class RecompressionTest {
             VerifyReport v = unit.verify();
             assertTrue(v.ok(), v.toString());
         }
-        try (DiskStoreEngine engine = open(dir, SMALL)) {
+        try (DedupStoreEngine engine = open(dir, SMALL)) {
             for (Map.Entry<String, byte[]> e : committed.entrySet()) {
                 assertArrayEquals(e.getValue(), TestObjects.restore(engine.unit("u1"), e.getKey()), e.getKey());
             }
@@ -309,14 +309,14 @@ class RecompressionTest {
         S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("recompress", dir);
         byte[] data = rows(7, 250_000);
         long before;
-        try (DiskStoreEngine a = DiskStoreEngine.open(dir.resolve("a"), SMALL,
+        try (DedupStoreEngine a = DedupStoreEngine.open(dir.resolve("a"), SMALL,
                 io.gpdedup.store.s3.S3Backend.factory(s3.withCacheDir(dir.resolve("a-cache"))))) {
             StorageUnit unit = a.unit("u1");
             TestObjects.backup(unit, "db/x", data, 8192, Codec.NONE);
             before = unit.stats().physicalBytes();
             assertTrue(settle(unit).stream().anyMatch(r -> r.outcome() == Recompression.Outcome.REWRITTEN));
         }
-        try (DiskStoreEngine b = DiskStoreEngine.open(dir.resolve("b"), SMALL,
+        try (DedupStoreEngine b = DedupStoreEngine.open(dir.resolve("b"), SMALL,
                 io.gpdedup.store.s3.S3Backend.factory(s3.withCacheDir(dir.resolve("b-cache"))))) {
             StorageUnit unit = b.unit("u1");
             assertTrue(unit.stats().physicalBytes() < before * 0.8, before + " -> " + unit.stats().physicalBytes());

@@ -53,8 +53,8 @@ class S3EncryptUnitLockTest {
     @RegisterExtension
     final SdkCredentials credentials = new SdkCredentials(MotoServer.IDENTITY, MotoServer.CREDENTIAL);
 
-    private DiskStoreEngine open(S3Settings s3, Kek kek) {
-        return DiskStoreEngine.open(dir.resolve("data"), SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve("cache")),
+    private DedupStoreEngine open(S3Settings s3, Kek kek) {
+        return DedupStoreEngine.open(dir.resolve("data"), SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve("cache")),
                 Map.of("prod", GOVERNANCE), kek));
     }
 
@@ -74,7 +74,7 @@ class S3EncryptUnitLockTest {
         S3Settings s3 = MotoBuckets.fresh("convert-locked", true, dir.resolve("cache"));
         byte[] first = marked(1, 200_000);
         byte[] second = marked(2, 150_000);
-        try (DiskStoreEngine engine = open(s3, null)) {
+        try (DedupStoreEngine engine = open(s3, null)) {
             StorageUnit unit = engine.unit("prod");
             try (BackupLease lease = unit.beginBackup()) {
                 lease.commit("db/first", TestObjects.upload(lease, first, 4096, Codec.NONE), GOVERNANCE).join();
@@ -124,7 +124,7 @@ class S3EncryptUnitLockTest {
             }
             assertFalse(heldPlain.isEmpty(), "the locked plaintext containers are kept");
         }
-        try (DiskStoreEngine engine = open(s3, kek)) {
+        try (DedupStoreEngine engine = open(s3, kek)) {
             StorageUnit unit = engine.unit("prod");
             assertArrayEquals(first, TestObjects.restore(unit, "db/first"));
             assertArrayEquals(second, TestObjects.restore(unit, "db/second"));

@@ -73,13 +73,13 @@ class S3EncryptionTest {
         return b;
     }
 
-    private DiskStoreEngine open(S3Settings s3, Kek kek) {
-        return DiskStoreEngine.open(dir.resolve("data"), SMALL, S3Backend.factory(s3.withCacheDir(cache()), Map.of(), kek));
+    private DedupStoreEngine open(S3Settings s3, Kek kek) {
+        return DedupStoreEngine.open(dir.resolve("data"), SMALL, S3Backend.factory(s3.withCacheDir(cache()), Map.of(), kek));
     }
 
     /** Opens unit {@code unit} (a bucket unit is opened when first asked for) and closes the engine again. */
     private void openUnit(S3Settings s3, Kek kek, String unit) {
-        try (DiskStoreEngine engine = open(s3, kek)) {
+        try (DedupStoreEngine engine = open(s3, kek)) {
             engine.unit(unit);
         }
     }
@@ -158,7 +158,7 @@ class S3EncryptionTest {
         byte[] object = marked(1, 1_500_000);
 
         S3Settings plain = TestBuckets.fresh("plain-marker", cache());
-        try (DiskStoreEngine engine = open(plain, null)) {
+        try (DedupStoreEngine engine = open(plain, null)) {
             TestObjects.backup(engine.unit("u1"), "db/marked", object, 8192, Codec.NONE);
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "db/marked"));
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "db/marked"));
@@ -169,7 +169,7 @@ class S3EncryptionTest {
         Kek kek = Kek.generate();
         S3Settings sealed = TestBuckets.fresh("sealed-marker", cache());
         Recipe recipe;
-        try (DiskStoreEngine engine = open(sealed, kek)) {
+        try (DedupStoreEngine engine = open(sealed, kek)) {
             StorageUnit unit = engine.unit("u1");
             recipe = TestObjects.backup(unit, "db/marked", object, 8192, Codec.NONE);
             TestObjects.backup(unit, "db/again", object, 8192, Codec.NONE);
@@ -187,7 +187,7 @@ class S3EncryptionTest {
         assertEquals(List.of(), objectsContaining(objects, recipe.chunks().get(0).fingerprint().toBytes()), "fingerprints are sealed");
         assertEquals(List.of(), objectsContaining(objects, "db/marked".getBytes(StandardCharsets.US_ASCII)), "object names are sealed");
 
-        try (DiskStoreEngine engine = open(sealed, kek)) {
+        try (DedupStoreEngine engine = open(sealed, kek)) {
             StorageUnit unit = engine.unit("u1");
             Map<String, Long> r = ((S3Backend) engine.backend()).requests().snapshot();
             // the lease (read, read back), the keys object, the first container's head, the index and catalog checkpoints
@@ -211,7 +211,7 @@ class S3EncryptionTest {
             System.arraycopy(gone, 2 * i * 8192, shared, i * 8192, 8192);
         }
         byte[] kept = rows(3, 300_000);
-        try (DiskStoreEngine engine = open(s3, kek)) {
+        try (DedupStoreEngine engine = open(s3, kek)) {
             StorageUnit unit = engine.unit("u1");
             TestObjects.backup(unit, "db/gone", gone, 8192, Codec.NONE);
             TestObjects.backup(unit, "db/shared", shared, 8192, Codec.NONE);
@@ -239,7 +239,7 @@ class S3EncryptionTest {
             VerifyReport v = unit.verify();
             assertTrue(v.ok(), v.toString());
         }
-        try (DiskStoreEngine engine = open(s3, kek)) {
+        try (DedupStoreEngine engine = open(s3, kek)) {
             StorageUnit unit = engine.unit("u1");
             assertArrayEquals(kept, TestObjects.restore(unit, "db/kept"));
             assertArrayEquals(shared, TestObjects.restore(unit, "db/shared"));
@@ -266,7 +266,7 @@ class S3EncryptionTest {
         Kek kek = Kek.generate();
         S3Settings s3 = TestBuckets.fresh("sealed-tamper", cache());
         byte[] object = marked(4, 40_000);
-        try (DiskStoreEngine engine = open(s3, kek)) {
+        try (DedupStoreEngine engine = open(s3, kek)) {
             TestObjects.backup(engine.unit("u1"), "a", object, 8192, Codec.NONE);
         }
         String container = everyObject(s3).keySet().stream().filter(k -> k.endsWith(".ctr")).findFirst().orElseThrow();
@@ -275,7 +275,7 @@ class S3EncryptionTest {
             b[b.length / 2] ^= 0x01; // inside a record's sealed payload
             s3raw.putObject(r -> r.bucket(bucketOf(s3)).key(container), RequestBody.fromBytes(b));
         }
-        try (DiskStoreEngine engine = open(s3, kek)) {
+        try (DedupStoreEngine engine = open(s3, kek)) {
             StorageUnit unit = engine.unit("u1");
             VerifyReport v = unit.verify();
             assertFalse(v.ok(), "verify finds the flipped bit");
@@ -294,7 +294,7 @@ class S3EncryptionTest {
         Kek a = new KeySource(keyA, null).load();
         Kek b = new KeySource(keyB, null).load();
         S3Settings s3 = TestBuckets.fresh("sealed-keys", cache());
-        try (DiskStoreEngine engine = open(s3, a)) {
+        try (DedupStoreEngine engine = open(s3, a)) {
             TestObjects.backup(engine.unit("prod"), "a", marked(5, 30_000), 8192, Codec.NONE);
         }
         StoreRun.Result wrong = serve(config(s3, keyB));
@@ -312,16 +312,16 @@ class S3EncryptionTest {
             assertTrue(lost.getMessage().contains("keys object") && lost.getMessage().contains("missing"), lost.getMessage());
             s3raw.putObject(r -> r.bucket(bucketOf(s3)).key("site1/units/prod/keys"), RequestBody.fromBytes(keys));
         }
-        try (DiskStoreEngine engine = open(s3, a)) {
+        try (DedupStoreEngine engine = open(s3, a)) {
             assertEquals(30_000, TestObjects.restore(engine.unit("prod"), "a").length, "control: the right key opens it");
         }
 
         S3Settings plain = TestBuckets.fresh("plain-keys", cache());
         byte[] object = marked(6, 30_000);
-        try (DiskStoreEngine engine = open(plain, null)) {
+        try (DedupStoreEngine engine = open(plain, null)) {
             TestObjects.backup(engine.unit("u1"), "a", object, 8192, Codec.NONE);
         }
-        try (DiskStoreEngine engine = open(plain, a)) {
+        try (DedupStoreEngine engine = open(plain, a)) {
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"), "a plaintext bucket unit keeps working with a key configured");
         }
         assertFalse(everyObject(plain).keySet().stream().anyMatch(k -> k.endsWith("/keys")), "and stays plaintext");
@@ -331,7 +331,7 @@ class S3EncryptionTest {
         assertEquals(0, convert.exit(), convert.err());
         assertTrue(convert.out().startsWith("unit u1 encrypted under key " + a.id()), convert.out());
         assertEquals(List.of(), objectsContaining(everyObject(plain), MARKER), "encrypt-unit sealed the plaintext unit");
-        try (DiskStoreEngine engine = open(plain, a)) {
+        try (DedupStoreEngine engine = open(plain, a)) {
             assertArrayEquals(object, TestObjects.restore(engine.unit("u1"), "a"), "and the key opens it");
         }
         KeyException noKey = assertThrows(KeyException.class, () -> openUnit(plain, null, "u1"));
@@ -347,7 +347,7 @@ class S3EncryptionTest {
         Kek kek = new KeySource(keyFile, null).load();
         S3Settings s3 = TestBuckets.fresh("half-converted", cache());
         byte[] object = marked(11, 30_000);
-        try (DiskStoreEngine engine = open(s3, kek)) {
+        try (DedupStoreEngine engine = open(s3, kek)) {
             TestObjects.backup(engine.unit("prod"), "a", object, 8192, Codec.NONE);
         }
         Path config = config(s3, keyFile);
@@ -383,7 +383,7 @@ class S3EncryptionTest {
         Kek next = new KeySource(newKey, null).load();
         S3Settings s3 = TestBuckets.fresh("sealed-rotate", cache());
         byte[] object = marked(7, 120_000);
-        try (DiskStoreEngine engine = open(s3, old)) {
+        try (DedupStoreEngine engine = open(s3, old)) {
             TestObjects.backup(engine.unit("prod"), "a", object, 8192, Codec.NONE);
         }
         Map<String, byte[]> before = everyObject(s3);
@@ -401,7 +401,7 @@ class S3EncryptionTest {
         assertFalse(java.util.Arrays.equals(before.get("site1/units/prod/keys"), after.get("site1/units/prod/keys")), "the keys object is");
         KeyException refused = assertThrows(KeyException.class, () -> openUnit(s3, old, "prod"));
         assertTrue(refused.getMessage().contains("wrong key"), refused.getMessage());
-        try (DiskStoreEngine engine = open(s3, next)) {
+        try (DedupStoreEngine engine = open(s3, next)) {
             assertArrayEquals(object, TestObjects.restore(engine.unit("prod"), "a"));
         }
         ConsoleCapture again = ConsoleCapture.run(() -> StoreMain.run("rotate-key", "--config", config.toString(),
@@ -423,7 +423,7 @@ class S3EncryptionTest {
         S3Settings plain = MotoBuckets.fresh("plain-versions", true, cache());
         S3Settings s3 = MotoBuckets.fresh("sealed-versions", true, cache());
         for (S3Settings bucket : List.of(plain, s3)) {
-            try (DiskStoreEngine engine = open(bucket, bucket == plain ? null : old)) {
+            try (DedupStoreEngine engine = open(bucket, bucket == plain ? null : old)) {
                 StorageUnit unit = engine.unit("prod");
                 TestObjects.backup(unit, "gone", gone, 8192, Codec.NONE);
                 TestObjects.backup(unit, "kept", kept, 8192, Codec.NONE);
@@ -445,7 +445,7 @@ class S3EncryptionTest {
                     "the earlier keys objects, which the old key opens, are gone");
         }
         assertThrows(KeyException.class, () -> openUnit(s3, old, "prod"));
-        try (DiskStoreEngine engine = open(s3, next)) {
+        try (DedupStoreEngine engine = open(s3, next)) {
             assertArrayEquals(kept, TestObjects.restore(engine.unit("prod"), "kept"));
             assertTrue(engine.unit("prod").verify().ok());
         }
@@ -458,7 +458,7 @@ class S3EncryptionTest {
         Kek kek = new KeySource(key, null).load();
         byte[] object = marked(8, 150_000);
         Path local = dir.resolve("local");
-        try (DiskStoreEngine engine = DiskStoreEngine.open(local, SMALL, kek)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(local, SMALL, kek)) {
             TestObjects.backup(engine.unit("prod"), "a", object, 8192, Codec.NONE);
         }
         S3Settings s3 = TestBuckets.fresh("sealed-copy", cache());
@@ -469,7 +469,7 @@ class S3EncryptionTest {
         Map<String, byte[]> objects = everyObject(s3);
         assertTrue(objects.containsKey("site1/units/prod/keys"), objects.keySet().toString());
         assertEquals(List.of(), objectsContaining(objects, MARKER));
-        try (DiskStoreEngine engine = open(s3, kek)) {
+        try (DedupStoreEngine engine = open(s3, kek)) {
             assertArrayEquals(object, TestObjects.restore(engine.unit("prod"), "a"));
         }
     }

@@ -44,12 +44,12 @@ class S3EngineTest {
     @TempDir
     Path dir;
 
-    private DiskStoreEngine open(S3Settings s3, String dataDir) {
+    private DedupStoreEngine open(S3Settings s3, String dataDir) {
         Path data = dir.resolve(dataDir);
-        return DiskStoreEngine.open(data, SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve(dataDir + "-cache"))));
+        return DedupStoreEngine.open(data, SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve(dataDir + "-cache"))));
     }
 
-    private static Map<String, Long> requests(DiskStoreEngine engine) {
+    private static Map<String, Long> requests(DedupStoreEngine engine) {
         return ((S3Backend) engine.backend()).requests().snapshot();
     }
 
@@ -57,7 +57,7 @@ class S3EngineTest {
     void everyAcknowledgedBackupIsServedByAnotherStoreWithAnEmptyCache() throws Exception {
         S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("lost-cache", dir);
         byte[][] objects = new byte[6][];
-        try (DiskStoreEngine a = open(s3, "a")) {
+        try (DedupStoreEngine a = open(s3, "a")) {
             StorageUnit unit = a.unit("u1");
             for (int i = 0; i < objects.length; i++) {
                 objects[i] = TestObjects.data(i, 10_000 + i * 50_000, i % 2 == 0);
@@ -68,7 +68,7 @@ class S3EngineTest {
         try (Stream<Path> spool = Files.walk(dir.resolve("a-cache"))) {
             assertEquals(0, spool.filter(Files::isRegularFile).count(), "nothing stays in the cache directory after a clean stop");
         }
-        try (DiskStoreEngine b = open(s3, "b")) {
+        try (DedupStoreEngine b = open(s3, "b")) {
             StorageUnit unit = b.unit("u1");
             assertEquals(objects.length, unit.list("db/").size());
             for (int i = 0; i < objects.length; i++) {
@@ -82,8 +82,8 @@ class S3EngineTest {
     @Test
     void concurrentSmallCommitsShareOneUpload() throws Exception {
         S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("group", dir);
-        try (DiskStoreEngine engine = open(s3, "a")) {
-            DiskStorageUnit unit = (DiskStorageUnit) engine.unit("u1");
+        try (DedupStoreEngine engine = open(s3, "a")) {
+            DedupStorageUnit unit = (DedupStorageUnit) engine.unit("u1");
             List<BackupLease> leases = new ArrayList<>();
             List<Recipe> recipes = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
@@ -117,8 +117,8 @@ class S3EngineTest {
         S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("syncs", dir);
         byte[] data = TestObjects.data(500, 400_000, false);
         int part = 20_480;
-        try (DiskStoreEngine engine = open(s3, "a")) {
-            DiskStorageUnit unit = (DiskStorageUnit) engine.unit("u1");
+        try (DedupStoreEngine engine = open(s3, "a")) {
+            DedupStorageUnit unit = (DedupStorageUnit) engine.unit("u1");
             try (BackupLease lease = unit.beginBackup()) {
                 List<ChunkRef> refs = new ArrayList<>();
                 for (int off = 0; off < data.length; off += part) {
@@ -145,7 +145,7 @@ class S3EngineTest {
     void aSpoolFileChangedBeforeItsUploadFailsTheCommitAndLeavesNothing() throws Exception {
         S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("bit-flip", dir);
         byte[] data = TestObjects.data(77, 30_000, false);
-        try (DiskStoreEngine a = open(s3, "a")) {
+        try (DedupStoreEngine a = open(s3, "a")) {
             StorageUnit unit = a.unit("u1");
             try (BackupLease lease = unit.beginBackup()) {
                 Recipe recipe = TestObjects.upload(lease, data, 4096, Codec.NONE);
@@ -167,7 +167,7 @@ class S3EngineTest {
             }
             assertTrue(unit.list("").isEmpty(), "nothing of the failed backup is visible");
         }
-        try (DiskStoreEngine b = open(s3, "b")) {
+        try (DedupStoreEngine b = open(s3, "b")) {
             StorageUnit unit = b.unit("u1");
             assertTrue(unit.list("").isEmpty());
             assertEquals(0, unit.stats().containers(), "no container reached the bucket: " + unit.stats());
@@ -181,12 +181,12 @@ class S3EngineTest {
         S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("start", dir);
         byte[] data = TestObjects.data(7, 600_000, false);
         int containers;
-        try (DiskStoreEngine a = open(s3, "a")) {
+        try (DedupStoreEngine a = open(s3, "a")) {
             TestObjects.backup(a.unit("u1"), "big", data, 2048, Codec.NONE);
             containers = (int) a.unit("u1").stats().containers();
             assertTrue(containers >= 9, "containers: " + containers);
         }
-        try (DiskStoreEngine b = open(s3, "a")) {
+        try (DedupStoreEngine b = open(s3, "a")) {
             StorageUnit unit = b.unit("u1");
             Map<String, Long> r = requests(b);
             // the lease (read, and read back), the keys object (none: a plaintext unit), the first container's head (which
@@ -197,7 +197,7 @@ class S3EngineTest {
         try (Bucket bucket = Bucket.open(s3)) {
             bucket.delete("units/u1/index.snap");
         }
-        try (DiskStoreEngine c = open(s3, "a")) {
+        try (DedupStoreEngine c = open(s3, "a")) {
             StorageUnit unit = c.unit("u1");
             Map<String, Long> r = requests(c);
             // every index object instead of the checkpoint, never a container
@@ -211,7 +211,7 @@ class S3EngineTest {
     void aSecondStoreIsRefusedAUnitWhileAnotherHoldsItsLease() throws Exception {
         S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("lease", dir);
         byte[] data = TestObjects.data(3, 50_000, false);
-        try (DiskStoreEngine a = open(s3, "a"); DiskStoreEngine b = open(s3, "b")) {
+        try (DedupStoreEngine a = open(s3, "a"); DedupStoreEngine b = open(s3, "b")) {
             TestObjects.backup(a.unit("u1"), "x", data, 4096, Codec.NONE);
             LeaseHeldException e = assertThrows(LeaseHeldException.class, () -> b.unit("u1"));
             assertTrue(e.getMessage().startsWith("storage unit u1 is served by the store on host "), e.getMessage());
@@ -219,7 +219,7 @@ class S3EngineTest {
             TestObjects.backup(b.unit("u2"), "y", data, 4096, Codec.NONE); // other units of the bucket are free
             assertThrows(LeaseHeldException.class, () -> a.unit("u2"));
         }
-        try (DiskStoreEngine b = open(s3, "b")) { // a's clean stop gave u1 back
+        try (DedupStoreEngine b = open(s3, "b")) { // a's clean stop gave u1 back
             assertArrayEquals(data, TestObjects.restore(b.unit("u1"), "x"));
             assertArrayEquals(data, TestObjects.restore(b.unit("u2"), "y"));
         }
@@ -230,7 +230,7 @@ class S3EngineTest {
         S3Settings direct = io.gpdedup.store.s3.TestBuckets.fresh("faults", dir);
         try (FaultProxy proxy = FaultProxy.start(S3Server.shared().port())) {
             S3Settings s3 = direct.withEndpoint(URI.create(proxy.endpoint())).withRequestTimeoutSeconds(3);
-            try (DiskStoreEngine engine = open(s3, "a")) {
+            try (DedupStoreEngine engine = open(s3, "a")) {
                 StorageUnit unit = engine.unit("u1");
                 proxy.plan(new FaultProxy.Plan(11, 0.25, Set.of(FaultProxy.Fault.values()), false, 60, 500, 5000));
                 List<byte[]> objects = new ArrayList<>();
@@ -257,7 +257,7 @@ class S3EngineTest {
                 TestObjects.backup(unit, "after/x", doomed, 4096, Codec.NONE);
                 assertArrayEquals(doomed, TestObjects.restore(unit, "after/x"));
             }
-            try (DiskStoreEngine again = open(direct, "b")) {
+            try (DedupStoreEngine again = open(direct, "b")) {
                 StorageUnit unit = again.unit("u1");
                 assertEquals(List.of("after/x", "ok/0", "ok/1", "ok/2", "ok/3", "ok/4", "ok/5", "ok/6", "ok/7"),
                         unit.list("").stream().map(ObjectInfo::name).toList());

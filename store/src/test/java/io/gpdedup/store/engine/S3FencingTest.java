@@ -37,8 +37,8 @@ class S3FencingTest {
     @TempDir
     Path dir;
 
-    private DiskStoreEngine open(S3Settings s3, String name) {
-        return DiskStoreEngine.open(dir.resolve(name), SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache"))));
+    private DedupStoreEngine open(S3Settings s3, String name) {
+        return DedupStoreEngine.open(dir.resolve(name), SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache"))));
     }
 
     @Test
@@ -51,7 +51,7 @@ class S3FencingTest {
         try (FaultProxy proxy = FaultProxy.start(server.port())) {
             S3Settings viaProxy = TestBuckets.at(URI.create(proxy.endpoint()), bucket, dir).withLeaseSeconds(LEASE_SECONDS);
             S3Settings direct = TestBuckets.at(server.endpoint(), bucket, dir).withLeaseSeconds(LEASE_SECONDS);
-            try (DiskStoreEngine a = open(viaProxy, "a"); DiskStoreEngine b = open(direct, "b")) {
+            try (DedupStoreEngine a = open(viaProxy, "a"); DedupStoreEngine b = open(direct, "b")) {
                 StorageUnit ua = a.unit("u1");
                 // The control: while the lease is held, a backup is acknowledged.
                 TestObjects.backup(ua, "before", before, 4096, Codec.NONE);
@@ -89,7 +89,7 @@ class S3FencingTest {
                 assertTrue(v.ok(), v.toString());
             }
             // The next store to start lists what is in the bucket: whatever it finds damaged was never acknowledged.
-            try (DiskStoreEngine c = open(direct, "c")) {
+            try (DedupStoreEngine c = open(direct, "c")) {
                 StorageUnit uc = c.unit("u1");
                 assertArrayEquals(before, TestObjects.restore(uc, "before"));
                 VerifyReport v = uc.verify();
@@ -104,7 +104,7 @@ class S3FencingTest {
     }
 
     /** The unit, once its holder's lease has lapsed. */
-    private static StorageUnit takeOver(DiskStoreEngine engine) throws InterruptedException {
+    private static StorageUnit takeOver(DedupStoreEngine engine) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             try {

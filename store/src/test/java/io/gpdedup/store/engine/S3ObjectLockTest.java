@@ -48,8 +48,8 @@ class S3ObjectLockTest {
         return new CommitPolicy(RetentionLock.Mode.GOVERNANCE, days, false);
     }
 
-    private DiskStoreEngine open(S3Settings s3, String name, Map<String, CommitPolicy> locking) {
-        return DiskStoreEngine.open(dir.resolve(name), SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache")), locking));
+    private DedupStoreEngine open(S3Settings s3, String name, Map<String, CommitPolicy> locking) {
+        return DedupStoreEngine.open(dir.resolve(name), SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache")), locking));
     }
 
     private static Recipe backup(StorageUnit unit, String name, byte[] data, CommitPolicy policy) {
@@ -69,7 +69,7 @@ class S3ObjectLockTest {
         S3Settings s3 = MotoBuckets.fresh("held", true, dir);
         byte[] data = TestObjects.data(1, 300_000, false);
         long before = System.currentTimeMillis();
-        try (DiskStoreEngine engine = open(s3, "a", Map.of("prod", governance(1))); S3Client raw = MotoBuckets.client()) {
+        try (DedupStoreEngine engine = open(s3, "a", Map.of("prod", governance(1))); S3Client raw = MotoBuckets.client()) {
             backup(engine.unit("prod"), "db/a", data, governance(1));
             long after = System.currentTimeMillis();
             backup(engine.unit("lab"), "db/a", data, CommitPolicy.UNRESTRICTED);
@@ -117,14 +117,14 @@ class S3ObjectLockTest {
         S3Settings s3 = MotoBuckets.fresh("extend", true, dir);
         byte[] data = TestObjects.data(2, 300_000, false);
         try (S3Client raw = MotoBuckets.client()) {
-            try (DiskStoreEngine engine = open(s3, "a", Map.of("prod", governance(1)))) {
+            try (DedupStoreEngine engine = open(s3, "a", Map.of("prod", governance(1)))) {
                 backup(engine.unit("prod"), "db/1", data, governance(1));
             }
             List<String> containers = containerKeys(raw, s3.bucket(), "prod");
             Instant firstUntil = MotoBuckets.retainedUntil(raw, s3.bucket(), containers.get(0));
 
             // A restart with a longer lock: the held map is empty, so each container's retention is read once, then extended.
-            try (DiskStoreEngine engine = open(s3, "b", Map.of("prod", governance(3)))) {
+            try (DedupStoreEngine engine = open(s3, "b", Map.of("prod", governance(3)))) {
                 StorageUnit unit = engine.unit("prod");
                 long containersBefore = unit.stats().containers();
                 backup(unit, "db/2", data, governance(3));
@@ -152,7 +152,7 @@ class S3ObjectLockTest {
     @Test
     void collectionFreesWhatNoRetentionHoldsAndCountsWhatTheBucketKeeps() throws Exception {
         S3Settings s3 = MotoBuckets.fresh("collect", true, dir);
-        try (DiskStoreEngine engine = open(s3, "a", Map.of("prod", governance(1))); S3Client raw = MotoBuckets.client()) {
+        try (DedupStoreEngine engine = open(s3, "a", Map.of("prod", governance(1))); S3Client raw = MotoBuckets.client()) {
             S3Backend backend = (S3Backend) engine.backend();
             StorageUnit lab = engine.unit("lab");
             backup(lab, "db/x", TestObjects.data(3, 200_000, false), CommitPolicy.UNRESTRICTED);

@@ -83,7 +83,7 @@ public final class S3StartBench {
         long t0 = System.nanoTime();
         int containers;
         List<CompletableFuture<Void>> commits = new ArrayList<>();
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir.resolve("writer"), engineSettings(), S3Backend.factory(s3))) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir.resolve("writer"), engineSettings(), S3Backend.factory(s3))) {
             StorageUnit unit = engine.unit("u");
             try (BackupLease lease = unit.beginBackup()) {
                 List<ChunkRef> refs = new ArrayList<>();
@@ -141,7 +141,7 @@ public final class S3StartBench {
         long before = heap ? usedAfterGc() : 0;
         long t = System.nanoTime();
         Measured m;
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir.resolve(name), engineSettings(), S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache"))))) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir.resolve(name), engineSettings(), S3Backend.factory(s3.withCacheDir(dir.resolve(name + "-cache"))))) {
             StorageUnit unit = engine.unit("u");
             double s = (System.nanoTime() - t) / 1e9;
             UnitStats st = unit.stats();

@@ -28,18 +28,18 @@ class StandbyEngineTest {
     @TempDir
     Path dir;
 
-    private DiskStoreEngine open(S3Settings s3, String dataDir, boolean standby) {
-        return DiskStoreEngine.open(dir.resolve(dataDir), SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve(dataDir + "-cache"))), standby);
+    private DedupStoreEngine open(S3Settings s3, String dataDir, boolean standby) {
+        return DedupStoreEngine.open(dir.resolve(dataDir), SMALL, S3Backend.factory(s3.withCacheDir(dir.resolve(dataDir + "-cache"))), standby);
     }
 
     @Test
     void aStandbyRefusesAHeldUnitAndTakesItOverOnceItIsFree() throws Exception {
         S3Settings s3 = io.gpdedup.store.s3.TestBuckets.fresh("standby", dir).withLeaseSeconds(6);
         byte[] data = TestObjects.data(7, 150_000, true);
-        DiskStoreEngine a = open(s3, "a", false);
-        try (DiskStoreEngine b = open(s3, "b", true)) {
+        DedupStoreEngine a = open(s3, "a", false);
+        try (DedupStoreEngine b = open(s3, "b", true)) {
             TestObjects.backup(a.unit("u1"), "x", data, 4096, Codec.ZSTD);
-            try (DiskStoreEngine c = open(s3, "c", false)) { // the control: no standby, the held lease fails the open as before
+            try (DedupStoreEngine c = open(s3, "c", false)) { // the control: no standby, the held lease fails the open as before
                 LeaseHeldException e = assertThrows(LeaseHeldException.class, () -> c.unit("u1"));
                 assertTrue(e.getMessage().startsWith("storage unit u1 is served by the store on host "), e.getMessage());
             }

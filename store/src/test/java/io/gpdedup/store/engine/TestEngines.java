@@ -35,16 +35,16 @@ public final class TestEngines {
         return s3;
     }
 
-    public DiskStoreEngine open(EngineSettings settings) {
+    public DedupStoreEngine open(EngineSettings settings) {
         return open(dir.resolve("data"), settings);
     }
 
     /** An engine on another data directory: another store, for the S3 backend (its own leases and cache). */
-    public DiskStoreEngine open(Path dataDir, EngineSettings settings) {
+    public DedupStoreEngine open(Path dataDir, EngineSettings settings) {
         if (backend == Backend.LOCAL) {
-            return DiskStoreEngine.open(dataDir, settings);
+            return DedupStoreEngine.open(dataDir, settings);
         }
         S3Settings s = s3().withCacheDir(dataDir.resolveSibling(dataDir.getFileName() + "-cache"));
-        return DiskStoreEngine.open(dataDir, settings, S3Backend.factory(s));
+        return DedupStoreEngine.open(dataDir, settings, S3Backend.factory(s));
     }
 }

@@ -33,7 +33,7 @@ class VerifyTest {
 
     @Test
     void healthyUnitVerifiesClean() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             TestObjects.backup(unit, "a", TestObjects.data(1, 50_000, true), 4096, Codec.ZSTD);
             TestObjects.backup(unit, "b", TestObjects.data(1, 50_000, true), 4096, Codec.ZSTD);
@@ -48,7 +48,7 @@ class VerifyTest {
     @Test
     void anObjectRecordedWithoutStreamHashIsCheckedByItsChunksAndChunkList() throws IOException {
         byte[] x = TestObjects.data(4, 40_000, false);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             Recipe hashed;
             try (BackupLease lease = unit.beginBackup()) {
@@ -65,7 +65,7 @@ class VerifyTest {
             assertEquals(List.of("reordered"), v.damagedObjects(), v.toString());
 
             Fingerprint victim = hashed.chunks().get(3).fingerprint();
-            ChunkIndex.Location loc = ((DiskStorageUnit) unit).index().lookup(victim);
+            ChunkIndex.Location loc = ((DedupStorageUnit) unit).index().lookup(victim);
             Damage.flipByte(dir.resolve("units/u1/containers/" + Container.fileName(loc.container())), loc.offset() + 45 + 10);
             v = unit.verify();
             assertEquals(List.of("reordered", "unhashed"), v.damagedObjects(), v.toString());
@@ -77,7 +77,7 @@ class VerifyTest {
         byte[] shared = TestObjects.data(1, 8192, false);
         byte[] x = TestObjects.data(2, 8192, false);
         byte[] y = TestObjects.data(3, 8192, false);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             TestObjects.backup(unit, "p/hit-by-chunk", TestObjects.concat(shared, x), 4096, Codec.NONE);
             TestObjects.backup(unit, "p/also-hit-by-chunk", TestObjects.concat(x, y), 4096, Codec.NONE);
@@ -86,7 +86,7 @@ class VerifyTest {
 
             // flip one payload byte of x's second chunk, which "p/hit-by-chunk" and "p/also-hit-by-chunk" share
             Fingerprint victim = Fingerprint.compute(x, 4096, 4096);
-            ChunkIndex.Location loc = ((DiskStorageUnit) unit).index().lookup(victim);
+            ChunkIndex.Location loc = ((DedupStorageUnit) unit).index().lookup(victim);
             Damage.flipByte(dir.resolve("units/u1/containers/" + Container.fileName(loc.container())), loc.offset() + 45 + 100);
             Damage.flipByte(dir.resolve("units/u1/recipes/" + ObjectName.fileName("p/hit-by-recipe")), 40);
 
@@ -100,7 +100,7 @@ class VerifyTest {
             assertThrows(StoreException.class, unit::collectGarbage, "GC must not guess what a damaged recipe needs");
         }
         // after a restart the damaged recipe is still listed and still named
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             assertEquals(4, unit.list("p/").size());
             assertEquals(List.of("p/also-hit-by-chunk", "p/hit-by-chunk", "p/hit-by-recipe"), unit.verify().damagedObjects());
@@ -113,14 +113,14 @@ class VerifyTest {
 
     @Test
     void objectsWhoseContainerWasLostAreReported() throws IOException {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             TestObjects.backup(engine.unit("u1"), "a", TestObjects.data(1, 8192, false), 4096, Codec.NONE);
             TestObjects.backup(engine.unit("u1"), "b", TestObjects.data(2, 4096, false), 4096, Codec.NONE);
             engine.unit("u1").collectGarbage(); // seals container 1: "c" goes to another container
             TestObjects.backup(engine.unit("u1"), "c", TestObjects.data(3, 4096, false), 4096, Codec.NONE);
         }
         Files.delete(dir.resolve("units/u1/containers/" + Container.fileName(1)));
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             VerifyReport v = engine.unit("u1").verify();
             assertEquals(List.of("a", "b"), v.damagedObjects(), v.toString());
             assertTrue(v.problems().stream().anyMatch(p -> p.contains("not stored")), v.toString());

@@ -16,7 +16,7 @@ import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.wire.ChunkUpload;
 import io.gpdedup.protocol.wire.ErrorCode;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.store.engine.StorageUnit;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,7 +75,7 @@ class ShutdownTest {
         client.close();
         assertFalse(Files.exists(dir.resolve("store.port")), "the port file goes with the server");
 
-        try (DiskStoreEngine reopened = DiskStoreEngine.open(dir)) {
+        try (DedupStoreEngine reopened = DedupStoreEngine.open(dir)) {
             StorageUnit unit = reopened.unit(StoreFixture.UNIT_A);
             assertEquals(recipe.chunks(), unit.recipe("db/backups/x/y/committed").orElseThrow().chunks());
             assertArrayEquals(raw, unit.read(fp).payload());

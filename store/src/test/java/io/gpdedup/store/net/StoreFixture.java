@@ -4,7 +4,7 @@ import io.gpdedup.client.ClientSettings;
 import io.gpdedup.client.StoreClient;
 import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.config.StoreConfig;
-import io.gpdedup.store.engine.DiskStoreEngine;
+import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.store.engine.StoreEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
- * A real server for tests: DiskStoreEngine in a temp dir, 127.0.0.1, an ephemeral port, two
+ * A real server for tests: DedupStoreEngine in a temp dir, 127.0.0.1, an ephemeral port, two
  * storage units with one user each. Closing it is the production stop path.
  */
 public final class StoreFixture implements AutoCloseable {
@@ -48,7 +48,7 @@ public final class StoreFixture implements AutoCloseable {
         StoreConfig cfg = config.apply(StoreConfig.defaults(dataDir, USERS).withPort(0)
                 .withIdleTimeout(Duration.ofSeconds(30)));
         try {
-            return new StoreFixture(StoreService.start(cfg, wrap.apply(DiskStoreEngine.open(dataDir))), dataDir);
+            return new StoreFixture(StoreService.start(cfg, wrap.apply(DedupStoreEngine.open(dataDir))), dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

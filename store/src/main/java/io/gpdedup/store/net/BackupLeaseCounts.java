@@ -10,15 +10,15 @@ import java.util.Map;
  * counts from BEGIN_BACKUP until it is closed, which for a lost connection's leases is after the
  * reconnect grace, so connecting again and again does not get round the caps.
  */
-final class LeaseCounts {
-    private static final System.Logger LOG = System.getLogger(LeaseCounts.class.getName());
+final class BackupLeaseCounts {
+    private static final System.Logger LOG = System.getLogger(BackupLeaseCounts.class.getName());
 
     private final HoldLimits limits;
     private final StoreMetrics metrics;
     private final Map<String, Integer> perUnit = new HashMap<>();
     private int total;
 
-    LeaseCounts(HoldLimits limits, StoreMetrics metrics) {
+    BackupLeaseCounts(HoldLimits limits, StoreMetrics metrics) {
         this.limits = limits;
         this.metrics = metrics;
     }

@@ -7,12 +7,12 @@ import io.gpdedup.store.engine.BackupLease;
 import java.util.List;
 
 /** A lease as the server holds it: the engine's lease and the recipe refs appended so far. */
-final class OpenLease {
+final class OpenBackupLease {
     final long id;
     final BackupLease lease;
     private final ChunkList.Builder refs = new ChunkList.Builder();
 
-    OpenLease(long id, BackupLease lease) {
+    OpenBackupLease(long id, BackupLease lease) {
         this.id = id;
         this.lease = lease;
     }

@@ -47,8 +47,8 @@ import java.util.logging.Logger;
  * collection's move of its chunk looks the chunk up again. Commits are made durable by the
  * {@link GroupCommitter}, which takes no unit lock.
  */
-final class DiskStorageUnit implements StorageUnit {
-    private static final Logger LOG = Logger.getLogger(DiskStorageUnit.class.getName());
+final class DedupStorageUnit implements StorageUnit {
+    private static final Logger LOG = Logger.getLogger(DedupStorageUnit.class.getName());
     /** Free space a rewrite leaves beyond its copies, for the directory entries and fsyncs around it. */
     private static final long COPY_ROOM_MARGIN = 1L << 20;
 
@@ -60,7 +60,7 @@ final class DiskStorageUnit implements StorageUnit {
     private final RecordReader records;
     private final GroupCommitter committer;
     private final ReentrantLock writeLock = new ReentrantLock();
-    private final Set<DiskBackupLease> leases = new HashSet<>(); // guarded by writeLock
+    private final Set<DedupBackupLease> leases = new HashSet<>(); // guarded by writeLock
     /** Chunks of commits between validation and durability, by commit; added under writeLock, removed without it. */
     private final Map<Long, Set<Fingerprint>> commitPins = new ConcurrentHashMap<>();
     private final AtomicLong commitIds = new AtomicLong();
@@ -87,7 +87,7 @@ final class DiskStorageUnit implements StorageUnit {
     private final Closeable onClose;
     private volatile boolean closed;
 
-    private DiskStorageUnit(String name, EngineSettings settings, ContainerStore containers, ChunkIndex index,
+    private DedupStorageUnit(String name, EngineSettings settings, ContainerStore containers, ChunkIndex index,
                             RecipeCatalog catalog, List<String> problems, Closeable onClose) {
         this.name = name;
         this.settings = settings;
@@ -109,7 +109,7 @@ final class DiskStorageUnit implements StorageUnit {
      * the recipes. {@code onClose} runs last when the unit closes (a lease is given back); on
      * failure everything given is closed.
      */
-    static DiskStorageUnit open(String name, EngineSettings settings, UnitBackend.UnitParts parts) throws IOException {
+    static DedupStorageUnit open(String name, EngineSettings settings, UnitBackend.UnitParts parts) throws IOException {
         List<String> problems = new ArrayList<>();
         CatalogLoad catalogLoad = CatalogLoad.start(parts.recipes());
         try {
@@ -125,7 +125,7 @@ final class DiskStorageUnit implements StorageUnit {
             for (String p : problems) {
                 LOG.warning(() -> "unit " + name + ": " + p);
             }
-            return new DiskStorageUnit(name, settings, parts.containers(), index, catalog, problems, parts.onClose());
+            return new DedupStorageUnit(name, settings, parts.containers(), index, catalog, problems, parts.onClose());
         } catch (IOException | RuntimeException e) {
             parts.close();
             throw e;
@@ -140,7 +140,7 @@ final class DiskStorageUnit implements StorageUnit {
     @Override
     public BackupLease beginBackup() {
         checkOpen();
-        DiskBackupLease lease = new DiskBackupLease(this);
+        DedupBackupLease lease = new DedupBackupLease(this);
         writeLock.lock();
         try {
             leases.add(lease);
@@ -180,7 +180,7 @@ final class DiskStorageUnit implements StorageUnit {
         return containers.reconnectKeepsSpoolOnly();
     }
 
-    boolean[] missing(DiskBackupLease lease, Fingerprint[] fingerprints) {
+    boolean[] missing(DedupBackupLease lease, Fingerprint[] fingerprints) {
         checkOpen();
         boolean[] out = new boolean[fingerprints.length];
         writeLock.lock();
@@ -202,7 +202,7 @@ final class DiskStorageUnit implements StorageUnit {
         return out;
     }
 
-    void put(DiskBackupLease lease, Fingerprint fp, Codec codec, int rawLength, ByteBuffer payload) {
+    void put(DedupBackupLease lease, Fingerprint fp, Codec codec, int rawLength, ByteBuffer payload) {
         checkOpen();
         if (fp == null || codec == null || payload == null) {
             throw new StoreException("put needs a fingerprint, a codec and a payload");
@@ -255,7 +255,7 @@ final class DiskStorageUnit implements StorageUnit {
         }
     }
 
-    private boolean pinIfPresent(DiskBackupLease lease, Fingerprint fp) {
+    private boolean pinIfPresent(DedupBackupLease lease, Fingerprint fp) {
         if (!index.contains(fp)) {
             return false;
         }
@@ -271,7 +271,7 @@ final class DiskStorageUnit implements StorageUnit {
         }
     }
 
-    CompletableFuture<Void> commit(DiskBackupLease lease, String objectName, Recipe recipe, CommitPolicy policy) {
+    CompletableFuture<Void> commit(DedupBackupLease lease, String objectName, Recipe recipe, CommitPolicy policy) {
         RecipeCatalog.Claim claim = null;
         try {
             checkOpen();
@@ -346,7 +346,7 @@ final class DiskStorageUnit implements StorageUnit {
         }
     }
 
-    void release(DiskBackupLease lease) {
+    void release(DedupBackupLease lease) {
         writeLock.lock();
         try {
             leases.remove(lease);
@@ -423,7 +423,7 @@ final class DiskStorageUnit implements StorageUnit {
             // Pins are copied before the recipes are read: a commit unpins only after its recipe is
             // in the catalog, so every chunk is either seen pinned here or seen in a recipe later.
             List<Fingerprint> pins = new ArrayList<>();
-            for (DiskBackupLease l : leases) {
+            for (DedupBackupLease l : leases) {
                 pins.addAll(l.pins());
             }
             for (Set<Fingerprint> p : commitPins.values()) {
@@ -623,7 +623,7 @@ final class DiskStorageUnit implements StorageUnit {
         writeLock.lock();
         try {
             closed = true;
-            for (DiskBackupLease l : leases) {
+            for (DedupBackupLease l : leases) {
                 l.pins().clear();
             }
             leases.clear();

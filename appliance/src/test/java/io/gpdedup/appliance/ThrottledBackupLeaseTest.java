@@ -23,7 +23,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /** What each request costs on the appliance, on a virtual clock (nothing waits for real). */
-class ThrottledLeaseTest {
+class ThrottledBackupLeaseTest {
     private final ApplianceProfile profile = ApplianceProfileTest.seed();
     private final VirtualClock clock = new VirtualClock();
     private final Appliance appliance = new Appliance(profile, FlowTrace.NONE, clock, false);

@@ -22,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
  * </ul>
  * The file create was paid by {@link ThrottledUnit#beginBackup} before this lease existed.
  */
-final class ThrottledLease implements BackupLease {
+final class ThrottledBackupLease implements BackupLease {
     private final BackupLease lease;
     private final Appliance appliance;
     private final FlowScheduler.Flow flow;
@@ -32,7 +32,7 @@ final class ThrottledLease implements BackupLease {
     private long chargedDuplicates;
     private boolean closed;
 
-    ThrottledLease(BackupLease lease, Appliance appliance) {
+    ThrottledBackupLease(BackupLease lease, Appliance appliance) {
         this.lease = lease;
         this.appliance = appliance;
         this.flow = appliance.scheduler.join(FlowScheduler.Kind.WRITE);

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * (docs/format.md), or a bucket (docs/s3.md). Opening recovers every existing unit, so a store
  * killed at any moment restarts without manual repair.
  */
-public final class DiskStoreEngine implements StoreEngine {
+public final class DedupStoreEngine implements StoreEngine {
     /** The file in a data directory whose lock the store using it holds. */
     public static final String LOCK_FILE = "store.lock";
 
@@ -33,27 +33,27 @@ public final class DiskStoreEngine implements StoreEngine {
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final UnitBackend backend;
-    private final Map<String, DiskStorageUnit> units = new ConcurrentHashMap<>();
+    private final Map<String, DedupStorageUnit> units = new ConcurrentHashMap<>();
     /** Null unless the store runs as a standby: then the units another store holds wait here. */
     private final StandbyUnits standby;
     private volatile boolean closed;
 
-    private DiskStoreEngine(Path dataDir, EngineSettings settings, FileChannel lockChannel, FileLock lock, UnitBackend backend, boolean standby) {
+    private DedupStoreEngine(Path dataDir, EngineSettings settings, FileChannel lockChannel, FileLock lock, UnitBackend backend, boolean standby) {
         this.dataDir = dataDir;
         this.settings = settings;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.backend = backend;
-        this.standby = standby ? new StandbyUnits(name -> DiskStorageUnit.open(name, settings, backend.openUnit(name)), this::adopt) : null;
+        this.standby = standby ? new StandbyUnits(name -> DedupStorageUnit.open(name, settings, backend.openUnit(name)), this::adopt) : null;
     }
 
     /** Opens with {@link EngineSettings#defaults()}. */
-    public static DiskStoreEngine open(Path dataDir) {
+    public static DedupStoreEngine open(Path dataDir) {
         return open(dataDir, EngineSettings.defaults());
     }
 
     /** Opens (creating) a data directory and recovers every unit in it. */
-    public static DiskStoreEngine open(Path dataDir, EngineSettings settings) {
+    public static DedupStoreEngine open(Path dataDir, EngineSettings settings) {
         return open(dataDir, settings, LocalBackend::open);
     }
 
@@ -62,7 +62,7 @@ public final class DiskStoreEngine implements StoreEngine {
      * {@code kek} wraps (docs/format.md section 9); {@link io.gpdedup.store.crypt.KeyException}
      * before any unit is touched when the key does not open one.
      */
-    public static DiskStoreEngine open(Path dataDir, EngineSettings settings, Kek kek) {
+    public static DedupStoreEngine open(Path dataDir, EngineSettings settings, Kek kek) {
         return open(dataDir, settings, (dir, s) -> LocalBackend.open(dir, s, kek));
     }
 
@@ -70,7 +70,7 @@ public final class DiskStoreEngine implements StoreEngine {
      * Opens (creating) a data directory, then the backend that keeps the units, and recovers every
      * unit the backend already has.
      */
-    public static DiskStoreEngine open(Path dataDir, EngineSettings settings, UnitBackend.Factory backends) {
+    public static DedupStoreEngine open(Path dataDir, EngineSettings settings, UnitBackend.Factory backends) {
         return open(dataDir, settings, backends, false);
     }
 
@@ -80,7 +80,7 @@ public final class DiskStoreEngine implements StoreEngine {
      * {@link StandbyUnits} until that store's lease lapses, and {@link #unit} refuses it meanwhile
      * with {@link UnitNotServedException}.
      */
-    public static DiskStoreEngine open(Path dataDir, EngineSettings settings, UnitBackend.Factory backends, boolean standby) {
+    public static DedupStoreEngine open(Path dataDir, EngineSettings settings, UnitBackend.Factory backends, boolean standby) {
         Path dir = dataDir.toAbsolutePath();
         FileChannel ch = null;
         UnitBackend backend = null;
@@ -93,10 +93,10 @@ public final class DiskStoreEngine implements StoreEngine {
                 throw new StoreException("data directory " + dir + " is in use by another store");
             }
             backend = backends.open(dir, settings);
-            DiskStoreEngine engine = new DiskStoreEngine(dir, settings, ch, lock, backend, standby);
+            DedupStoreEngine engine = new DedupStoreEngine(dir, settings, ch, lock, backend, standby);
             try {
                 for (String name : backend.existingUnits()) {
-                    engine.units.put(name, DiskStorageUnit.open(name, settings, backend.openUnit(name)));
+                    engine.units.put(name, DedupStorageUnit.open(name, settings, backend.openUnit(name)));
                 }
             } catch (IOException | RuntimeException e) {
                 engine.close();
@@ -124,7 +124,7 @@ public final class DiskStoreEngine implements StoreEngine {
 
     @Override
     public StorageUnit unit(String name) {
-        DiskStorageUnit u = units.get(name);
+        DedupStorageUnit u = units.get(name);
         if (u != null) {
             return u;
         }
@@ -142,7 +142,7 @@ public final class DiskStoreEngine implements StoreEngine {
                     throw waiting;
                 }
                 try {
-                    u = DiskStorageUnit.open(name, settings, backend.openUnit(name));
+                    u = DedupStorageUnit.open(name, settings, backend.openUnit(name));
                 } catch (UnitHeldException e) {
                     if (standby == null) {
                         throw e;
@@ -159,7 +159,7 @@ public final class DiskStoreEngine implements StoreEngine {
     }
 
     /** A unit the standby took over; false when the engine closed meanwhile. */
-    private synchronized boolean adopt(String name, DiskStorageUnit unit) {
+    private synchronized boolean adopt(String name, DedupStorageUnit unit) {
         if (closed) {
             return false;
         }
@@ -198,7 +198,7 @@ public final class DiskStoreEngine implements StoreEngine {
     }
 
     private synchronized void closeUnits() {
-        for (DiskStorageUnit u : units.values()) {
+        for (DedupStorageUnit u : units.values()) {
             u.close();
         }
         closeQuietly(backend);

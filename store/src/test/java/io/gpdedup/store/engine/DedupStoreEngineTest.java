@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-class DiskStoreEngineTest {
+class DedupStoreEngineTest {
     private static final EngineSettings SMALL = EngineSettings.defaults().withContainerSizeBytes(256 << 10);
 
     @TempDir
@@ -34,7 +34,7 @@ class DiskStoreEngineTest {
     @ParameterizedTest
     @EnumSource(Codec.class)
     void manyObjectsRoundTrip(Codec codec) {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             List<byte[]> originals = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
@@ -56,7 +56,7 @@ class DiskStoreEngineTest {
 
     @Test
     void emptyObjectAndEmptyChunk() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             TestObjects.backup(unit, "empty", new byte[0], 4096, Codec.ZSTD);
             assertArrayEquals(new byte[0], TestObjects.restore(unit, "empty"));
@@ -76,7 +76,7 @@ class DiskStoreEngineTest {
 
     @Test
     void sameChunkIsStoredOnce() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             byte[] data = TestObjects.data(7, 64 << 10, false);
             TestObjects.backup(unit, "a/one", data, 8192, Codec.NONE);
@@ -101,7 +101,7 @@ class DiskStoreEngineTest {
 
     @Test
     void eightThreadsCommitConcurrently() throws Exception {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             ExecutorService pool = Executors.newFixedThreadPool(8);
             List<Future<?>> futures = new ArrayList<>();
@@ -136,8 +136,8 @@ class DiskStoreEngineTest {
      */
     @Test
     void concurrentCommitsAreSyncedAsOneBatch() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
-            DiskStorageUnit unit = (DiskStorageUnit) engine.unit("u1");
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
+            DedupStorageUnit unit = (DedupStorageUnit) engine.unit("u1");
             List<BackupLease> leases = new ArrayList<>();
             List<Recipe> recipes = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
@@ -171,11 +171,11 @@ class DiskStoreEngineTest {
     @Test
     void reopenKeepsEverything() {
         byte[] data = TestObjects.data(3, 100_000, true);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             TestObjects.backup(engine.unit("u1"), "x/y/z", data, 4096, Codec.LZ4);
             TestObjects.backup(engine.unit("u2"), "other", data, 4096, Codec.NONE);
         }
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             assertEquals(java.util.Set.of("u1", "u2"), engine.unitNames());
             assertArrayEquals(data, TestObjects.restore(engine.unit("u1"), "x/y/z"));
             assertArrayEquals(data, TestObjects.restore(engine.unit("u2"), "other"));
@@ -186,16 +186,16 @@ class DiskStoreEngineTest {
 
     @Test
     void secondEngineOnSameDirectoryIsRefused() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             assertEquals(dir.toAbsolutePath(), engine.dataDirectory());
-            StoreException e = assertThrows(StoreException.class, () -> DiskStoreEngine.open(dir, SMALL));
+            StoreException e = assertThrows(StoreException.class, () -> DedupStoreEngine.open(dir, SMALL));
             assertTrue(e.getMessage().contains("in use"), e.getMessage());
         }
     }
 
     @Test
     void hostileChunkIsRejectedAndNothingStored() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL.withVerifyOnPut(PutVerification.ALL))) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL.withVerifyOnPut(PutVerification.ALL))) {
             StorageUnit unit = engine.unit("u1");
             byte[] good = TestObjects.data(1, 5000, true);
             byte[] other = TestObjects.data(2, 5000, true);
@@ -216,7 +216,7 @@ class DiskStoreEngineTest {
 
     @Test
     void sampledVerificationChecksTheFirstAndEverySixteenthNewChunkAndVerifyFindsTheRest() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             assertEquals(PutVerification.SAMPLE, SMALL.verifyOnPut(), "the default");
             StorageUnit unit = engine.unit("u1");
             byte[] wrong = TestObjects.data(99, 3000, false);
@@ -242,7 +242,7 @@ class DiskStoreEngineTest {
 
     @Test
     void commitOfUnknownChunkFailsAndNothingBecomesVisible() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             byte[] raw = TestObjects.data(9, 1000, false);
             Fingerprint fp = Fingerprint.compute(raw, 0, raw.length);
@@ -259,7 +259,7 @@ class DiskStoreEngineTest {
 
     @Test
     void abandonedLeaseLeavesNothingVisible() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             try (BackupLease lease = unit.beginBackup()) {
                 TestObjects.upload(lease, TestObjects.data(1, 10_000, false), 4096, Codec.NONE);
@@ -270,7 +270,7 @@ class DiskStoreEngineTest {
 
     @Test
     void badNamesAreRejected() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             byte[] data = TestObjects.data(1, 100, false);
             for (String bad : List.of("", "/a", "a/", "a//b", "a/./b", "../a", "a/..", "a\0b")) {
@@ -288,7 +288,7 @@ class DiskStoreEngineTest {
 
     @Test
     void listIsSortedAndDeleteIsByPrefix() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             byte[] data = TestObjects.data(1, 1000, false);
             for (String n : List.of("b/2", "a/1", "b/1", "c", "b/10", "ä/x y")) {
@@ -301,14 +301,14 @@ class DiskStoreEngineTest {
             assertTrue(unit.recipe("b/1").isEmpty());
             assertEquals(1000, unit.list("a/").get(0).length());
         }
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             assertEquals(List.of("a/1", "c", "ä/x y"), engine.unit("u1").list("").stream().map(ObjectInfo::name).toList());
         }
     }
 
     @Test
     void commitReplacesAnObjectOfTheSameName() {
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, SMALL)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, SMALL)) {
             StorageUnit unit = engine.unit("u1");
             TestObjects.backup(unit, "same", TestObjects.data(1, 5000, false), 4096, Codec.NONE);
             byte[] second = TestObjects.data(2, 7000, false);
@@ -322,7 +322,7 @@ class DiskStoreEngineTest {
     @Test
     void capacityLimitFailsCleanlyAndReadsKeepWorking() {
         EngineSettings limited = SMALL.withCapacityBytes(100_000);
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, limited)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, limited)) {
             StorageUnit unit = engine.unit("u1");
             byte[] first = TestObjects.data(1, 60_000, false);
             TestObjects.backup(unit, "first", first, 4096, Codec.NONE);
@@ -336,7 +336,7 @@ class DiskStoreEngineTest {
             TestObjects.backup(unit, "first-again", first, 4096, Codec.NONE);
             assertArrayEquals(first, TestObjects.restore(unit, "first-again"));
         }
-        try (DiskStoreEngine engine = DiskStoreEngine.open(dir, limited)) {
+        try (DedupStoreEngine engine = DedupStoreEngine.open(dir, limited)) {
             assertArrayEquals(TestObjects.data(1, 60_000, false), TestObjects.restore(engine.unit("u1"), "first"));
             assertTrue(engine.unit("u1").verify().ok());
         }

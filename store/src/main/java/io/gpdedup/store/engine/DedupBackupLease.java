@@ -9,16 +9,16 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A backup stream's lease on a {@link DiskStorageUnit}. Its pins (chunks it was told are present,
+ * A backup stream's lease on a {@link DedupStorageUnit}. Its pins (chunks it was told are present,
  * chunks it put, chunks its commit references) keep garbage collection off those chunks until the
  * lease is closed; they are guarded by the unit's write lock.
  */
-final class DiskBackupLease implements BackupLease {
-    private final DiskStorageUnit unit;
+final class DedupBackupLease implements BackupLease {
+    private final DedupStorageUnit unit;
     private final Set<Fingerprint> pins = new HashSet<>();
     private volatile boolean closed;
 
-    DiskBackupLease(DiskStorageUnit unit) {
+    DedupBackupLease(DedupStorageUnit unit) {
         this.unit = unit;
     }
 
