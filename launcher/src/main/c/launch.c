@@ -3,7 +3,8 @@
  * the JVM to run, and the in-process path that runs the plugin in a fresh JVM as the sh launcher does.
  * Everything is found from the executable's own location (never PATH or JAVA_HOME, which
  * COPY ... TO PROGRAM does not provide):
- *   <home>/lib/java           first line: the JVM written by build-dist
+ *   <home>/lib/java           first line: the JVM written by build-dist, absolute or relative to <home>
+                                (a release's bundled runtime: runtime/bin/java, wherever it is unpacked)
  *   <home>/lib/find-java      fallback JVM finder when that one is gone
  *   <home>/lib/<name>.launch  main class, classpath, JVM flags, agent command (docs/agent.md)
  */
@@ -190,9 +191,12 @@ int find_java(char *java, size_t cap, int *recorded) {
     if (path_join(file, sizeof file, home, "lib/java")) {
         FILE *f = fopen(file, "re");
         if (f != NULL) {
-            if (fgets(java, (int) cap, f) != NULL) {
-                java[strcspn(java, "\r\n")] = '\0';
-                if (java[0] == '/' && access(java, X_OK) == 0) {
+            char line[PATH_MAX];
+            if (fgets(line, sizeof line, f) != NULL) {
+                line[strcspn(line, "\r\n")] = '\0';
+                int fits = line[0] == '/' ? (size_t) snprintf(java, cap, "%s", line) < cap
+                                          : line[0] != '\0' && path_join(java, cap, home, line);
+                if (fits && access(java, X_OK) == 0) {
                     *recorded = 1;
                 }
             }

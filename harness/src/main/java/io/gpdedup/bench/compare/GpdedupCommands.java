@@ -49,7 +49,8 @@ record GpdedupCommands(List<String> store, List<String> plugin, Path java, Strin
     private static Path recordedJava(Path dist) throws IOException {
         Path file = dist.resolve("lib/java");
         if (Files.isReadable(file)) {
-            Path java = Path.of(Files.readString(file).strip());
+            // Relative in a release: its bundled runtime/bin/java (docs/build.md, "Releases").
+            Path java = dist.resolve(Files.readString(file).strip());
             if (Files.isExecutable(java)) {
                 return java;
             }
