@@ -1,9 +1,10 @@
-package io.gpdedup.bench;
+package io.gpdedup.e2e.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpdedup.e2e.fixture.Dist;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class KitInstallationTest {
-    /** The distribution `mvn package` builds at the repository root; the tests run from harness/. */
-    private static final Path DIST = Path.of("..", "dist").toAbsolutePath().normalize();
+    private static final Path DIST = Dist.directory();
 
     /** Words of the research the reference measurement came from, not of an admin. */
     static final Pattern RESEARCH = Pattern.compile("(?im)\\bseed(003)?\\b|\\bpublished\\b|\\btables? [A-F]\\b|\\b[A-F](-| to |/)[A-F]\\b|^[A-F]\\. ");
@@ -64,7 +64,14 @@ class KitInstallationTest {
         assertFalse(Files.exists(inst.resolveSibling("profiles")) || Files.exists(cwd.resolve("profiles")));
     }
 
-    private BenchRun run(String... args) throws IOException, InterruptedException {
+    private record Run(int exit, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exit + "\n--- stdout\n" + out + "--- stderr\n" + err;
+        }
+    }
+
+    private Run run(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(bench.toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
@@ -76,12 +83,12 @@ class KitInstallationTest {
         if (!p.waitFor(4, TimeUnit.MINUTES)) {
             p.destroyForcibly();
         }
-        return new BenchRun(p.waitFor(), Files.readString(out), Files.readString(err));
+        return new Run(p.waitFor(), Files.readString(out), Files.readString(err));
     }
 
     @Test
     void connchkQuickFindsTheReferenceApplianceAndSpeaksPlainly() throws Exception {
-        BenchRun r = run("connchk", "--quick", "--quiet", "--out", "connchk");
+        Run r = run("connchk", "--quick", "--quiet", "--out", "connchk");
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().contains("reference appliance"), r.toString());
         String info = Files.readString(cwd.resolve("connchk").resolve("run.json"));
@@ -91,7 +98,7 @@ class KitInstallationTest {
 
     @Test
     void modelNamesTheBuiltInProfileAndSpeaksPlainly() throws Exception {
-        BenchRun r = run("model", "--quiet");
+        Run r = run("model", "--quiet");
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().startsWith("profile: built-in reference appliance;"), r.toString());
         assertPlain(r.out() + r.err());
@@ -99,7 +106,7 @@ class KitInstallationTest {
 
     @Test
     void aWhatIfNamesItsProfileAndSpellsItsFlagsRounded() throws Exception {
-        BenchRun r = run("model", "--quiet", "--hosts", "4", "--table-finish-ms", "67.96", "--out", "whatif");
+        Run r = run("model", "--quiet", "--hosts", "4", "--table-finish-ms", "67.96", "--out", "whatif");
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().contains("profile: built-in reference appliance;"), r.toString());
         String info = Files.readString(cwd.resolve("whatif").resolve("run.json"));
