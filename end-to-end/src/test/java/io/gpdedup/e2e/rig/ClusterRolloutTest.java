@@ -64,6 +64,7 @@ class ClusterRolloutTest {
     private String printed;
     /** The release as packaged: gpdedup-PROJECT_VERSION/, its VERSION file what the plugin prints. */
     private Path release;
+    private String releaseVersion;
     /** The same build released under the full version string: a second, newer release. */
     private Path next;
     private StoreProcess store;
@@ -85,8 +86,9 @@ class ClusterRolloutTest {
         printed = versionOf(Dist.executable(PLUGIN));
         int plus = printed.indexOf('+');
         assertTrue(plus > 0, "the plugin prints its version with the commit after '+': " + printed);
-        Optional<Path> built = built(printed.substring(0, plus));
-        release = built.isPresent() ? built.get() : tarball(printed.substring(0, plus), printed, "release", null);
+        releaseVersion = printed.substring(0, plus);
+        Optional<Path> built = built(releaseVersion);
+        release = built.isPresent() ? built.get() : tarball(releaseVersion, printed, "release", null);
         next = tarball(printed, printed, "next", null);
         store = StoreProcess.start(root.resolve("store-home"));
     }
@@ -112,7 +114,7 @@ class ClusterRolloutTest {
     @Order(1)
     @Execution(ExecutionMode.SAME_THREAD)
     void installsOnEveryHostThenSwitchesToTheNextRelease() throws Exception {
-        String version = versionIn(release);
+        String version = releaseVersion;
         AsGpadmin.Outcome first = cluster("install", release.toString(), "--prefix", prefix.toString());
         assertEquals(0, first.exit(), first.describe());
         for (String h : hosts) {
@@ -235,7 +237,7 @@ class ClusterRolloutTest {
     void aFailedInstallLeavesTheWorkingReleaseInPlace() throws Exception {
         Path link = prefix.resolve("gpdedup");
         String working = Files.readSymbolicLink(link).toString();
-        String version = versionIn(release);
+        String version = releaseVersion;
         Path marker = prefix.resolve(".gpdedup-" + version + ".sha256");
         String installed = Files.readString(marker, StandardCharsets.UTF_8);
 
@@ -358,11 +360,6 @@ class ClusterRolloutTest {
             return Optional.empty();
         }
         return Optional.of(Files.copy(built, root.resolve(built.getFileName())));
-    }
-
-    private static String versionIn(Path tarball) {
-        String n = tarball.getFileName().toString();
-        return n.substring("gpdedup-".length(), n.lastIndexOf('-', n.lastIndexOf("-linux-x86_64") - 1));
     }
 
     private Path config(String name, Map<String, String> options) throws IOException {
