@@ -62,9 +62,15 @@ class ReleaseTarballTest {
         List<String> versionLines = Files.readAllLines(home.resolve("VERSION"));
         assertEquals(1, versionLines.size(), versionLines::toString);
         assertTrue(versionLines.get(0).startsWith(version), versionLines::toString);
-        Release.Result printed = Release.run(List.of(home.resolve("bin/gpbackup_dedup_plugin").toString(), "--version"), Map.of(), null);
-        assertEquals(0, printed.exit(), printed::toString);
-        assertEquals("gpbackup_dedup_plugin version " + versionLines.get(0), printed.out().strip());
+        Path agents = dir.resolve("agents");
+        try {
+            Release.Result printed = Release.run(List.of(home.resolve("bin/gpbackup_dedup_plugin").toString(), "--version"),
+                    Map.of("GPDEDUP_AGENT_DIR", agents.toString()), null);
+            assertEquals(0, printed.exit(), printed::toString);
+            assertEquals("gpbackup_dedup_plugin version " + versionLines.get(0), printed.out().strip());
+        } finally {
+            HostAgents.kill(agents);
+        }
     }
 
     @Test
@@ -111,11 +117,16 @@ class ReleaseTarballTest {
         List<String> inNamespace = List.of(unshare.toString(), "--mount", "--propagation", "private", "sh", "-c", hide, "sh");
         Release.Result finder = Release.run(concat(inNamespace, "sh", home.resolve("lib/find-java").toString()), Map.of(), null);
         assertNotEquals(0, finder.exit(), "a Java runtime is still visible in the namespace: " + finder);
-        for (String exe : List.of("gpbackup_dedup_plugin", "gpbackup_localfs_plugin", "gpdedup-store")) {
-            Release.Result r = Release.run(concat(inNamespace, home.resolve("bin").resolve(exe).toString(), "--version"),
-                    Map.of("HOME", dir.toString()), null);
-            assertEquals(0, r.exit(), r::toString);
-            assertTrue(r.out().startsWith(exe + " version "), r::toString);
+        Path agents = dir.resolve("agents");
+        try {
+            for (String exe : List.of("gpbackup_dedup_plugin", "gpbackup_localfs_plugin", "gpdedup-store")) {
+                Release.Result r = Release.run(concat(inNamespace, home.resolve("bin").resolve(exe).toString(), "--version"),
+                        Map.of("HOME", dir.toString(), "GPDEDUP_AGENT_DIR", agents.toString()), null);
+                assertEquals(0, r.exit(), r::toString);
+                assertTrue(r.out().startsWith(exe + " version "), r::toString);
+            }
+        } finally {
+            HostAgents.kill(agents);
         }
     }
 
