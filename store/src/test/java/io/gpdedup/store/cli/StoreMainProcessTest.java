@@ -15,16 +15,15 @@ import io.gpdedup.protocol.model.Fingerprint;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.model.StoredChunk;
 import io.gpdedup.protocol.wire.ChunkUpload;
+import io.gpdedup.store.StoreRun;
 import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.config.StoreConfig;
 import io.gpdedup.store.engine.DedupStoreEngine;
 import io.gpdedup.testsupport.ConsoleCapture;
-import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -34,7 +33,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,8 +52,7 @@ class StoreMainProcessTest {
         pb.redirectError(stderr.toFile());
         Process p = pb.start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            String line = CompletableFuture.supplyAsync(() -> readLine(out)).get(120, TimeUnit.SECONDS);
+            String line = StoreRun.firstLine(p);
             assertEquals("gpdedup-store listening on 127.0.0.1:7411", line, () -> "stderr: " + read(stderr));
 
             Path dataDir = home.resolve(".gpdedup").resolve("store");
@@ -151,14 +148,6 @@ class StoreMainProcessTest {
             return s.getLocalPort() == port;
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    private static String readLine(BufferedReader in) {
-        try {
-            return in.readLine();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -14,14 +14,12 @@ import io.gpdedup.protocol.model.ObjectInfo;
 import io.gpdedup.protocol.model.Recipe;
 import io.gpdedup.protocol.report.VerifyReport;
 import io.gpdedup.protocol.wire.ChunkUpload;
+import io.gpdedup.store.StoreRun;
 import io.gpdedup.store.auth.PasswordHash;
 import io.gpdedup.store.cli.StoreMain;
 import io.gpdedup.testsupport.FaultProxy;
 import io.gpdedup.testsupport.S3Server;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,8 +27,6 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class S3FencingServeTest {
-    private static final Pattern LISTENING = Pattern.compile("gpdedup-store listening on 127\\.0\\.0\\.1:(\\d+)");
 
     @TempDir
     Path dir;
@@ -151,20 +146,8 @@ class S3FencingServeTest {
 
     /** The port the store listens on, or -1 when it exited without listening. */
     private int port(Process p, String name) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        String line = CompletableFuture.supplyAsync(() -> {
-            try {
-                return out.readLine();
-            } catch (IOException e) {
-                return null;
-            }
-        }).get(120, TimeUnit.SECONDS);
-        if (line == null) {
-            return -1;
-        }
-        Matcher m = LISTENING.matcher(line);
-        assertTrue(m.matches(), line + " / " + Files.readString(dir.resolve(name + ".err")));
-        return Integer.parseInt(m.group(1));
+        String line = StoreRun.firstLine(p);
+        return line == null ? -1 : StoreRun.port(line, dir.resolve(name + ".err"));
     }
 
     private static void stop(Process p) throws InterruptedException {

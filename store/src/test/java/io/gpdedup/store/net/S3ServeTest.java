@@ -29,8 +29,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,7 +42,6 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 @Timeout(300)
 class S3ServeTest {
-    private static final Pattern LISTENING = Pattern.compile("gpdedup-store listening on 127\\.0\\.0\\.1:(\\d+)");
 
     @TempDir
     Path dir;
@@ -119,7 +116,7 @@ class S3ServeTest {
             String line;
             boolean listening = false;
             while (!listening && (line = out.readLine()) != null) {
-                listening = LISTENING.matcher(line).find();
+                listening = StoreRun.LISTENING.matcher(line).find();
             }
             assertTrue(listening, "the store on a bucket with Object Lock started");
         } finally {
@@ -216,16 +213,6 @@ class S3ServeTest {
 
     /** The port {@code store} says it listens on, in its first line of output (within 120 s); its {@code NAME.err} explains a failure. */
     private int listeningPort(Process store, String name) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(store.getInputStream(), StandardCharsets.UTF_8));
-        String line = CompletableFuture.supplyAsync(() -> {
-            try {
-                return out.readLine();
-            } catch (IOException e) {
-                return null;
-            }
-        }).get(120, TimeUnit.SECONDS);
-        Matcher m = LISTENING.matcher(String.valueOf(line));
-        assertTrue(m.matches(), line + " / " + Files.readString(dir.resolve(name + ".err")));
-        return Integer.parseInt(m.group(1));
+        return StoreRun.port(StoreRun.firstLine(store), dir.resolve(name + ".err"));
     }
 }
