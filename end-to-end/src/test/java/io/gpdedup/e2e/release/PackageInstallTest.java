@@ -82,7 +82,10 @@ class PackageInstallTest {
                 env.put(assignment.substring(0, assignment.indexOf('=')), assignment.substring(assignment.indexOf('=') + 1));
             }
             assertEquals(DATA.toString(), env.get("HOME"));
-            try (Release.Store store = Release.startStore(command, env, dir.resolve("store.err"))) {
+            // The port file goes where the store's user may write and the data directory's check below does not look.
+            Path portDir = Files.createTempDirectory(Path.of("/tmp"), "gpdedup-package-port-");
+            assertEquals(0, run("chown", "gpdedup:gpdedup", portDir.toString()).exit());
+            try (Release.Store store = Release.startStore(command, env, dir.resolve("store.err"), portDir.resolve("store.port"))) {
                 assertEquals(port, store.port());
                 long pid = store.process().pid();
                 assertEquals(PREFIX.resolve("runtime/bin/java"), Release.executableOf(pid));
@@ -92,6 +95,9 @@ class PackageInstallTest {
                 Path plugin = PREFIX.resolve("bin/gpbackup_dedup_plugin");
                 Path pluginConfig = Release.pluginConfig(dir, plugin, port, "prod", "backup", PASSWORD);
                 Release.backUpAndRestore(plugin, pluginConfig, Map.of("HOME", dir.toString(), "GPDEDUP_AGENT_DIR", agents.toString()));
+            } finally {
+                Files.deleteIfExists(portDir.resolve("store.port"));
+                Files.delete(portDir);
             }
             assertTrue(hasFiles(DATA), "the store kept nothing in " + DATA);
 

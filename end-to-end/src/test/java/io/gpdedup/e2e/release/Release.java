@@ -8,20 +8,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpdedup.e2e.data.SeededBytes;
 import io.gpdedup.e2e.fixture.Dist;
-import java.io.BufferedReader;
+import io.gpdedup.tooling.StoreLauncher;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -32,7 +30,6 @@ import java.util.stream.Stream;
  */
 final class Release {
     static final String MINIMAL_PATH = "/usr/bin:/bin";
-    private static final Pattern LISTENING = Pattern.compile("^gpdedup-store listening on .*:(\\d+)$");
 
     private Release() {
     }
@@ -99,7 +96,7 @@ final class Release {
         return new Result(p.exitValue(), new String(out, StandardCharsets.ISO_8859_1), err.toString(StandardCharsets.UTF_8));
     }
 
-    /** A store process started by {@link #startStore}, and the port it said it listens on. */
+    /** A store process started by {@link #startStore}, and the port it listens on. */
     record Store(Process process, int port) implements AutoCloseable {
         @Override
         public void close() throws InterruptedException {
@@ -110,31 +107,20 @@ final class Release {
         }
     }
 
-    /** Starts {@code command} (a store's serve) with only {@code env} besides the minimal PATH; waits for its listening line. */
-    static Store startStore(List<String> command, Map<String, String> env, Path stderr) throws IOException {
+    /**
+     * Starts {@code command} (a store's serve) with only {@code env} besides the minimal PATH and waits
+     * until it listens ({@link StoreLauncher}: it writes its port to {@code portFile}, which the store's
+     * user must be able to write).
+     */
+    static Store startStore(List<String> command, Map<String, String> env, Path stderr, Path portFile)
+            throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(stderr.toFile());
         pb.environment().clear();
         pb.environment().put("PATH", MINIMAL_PATH);
         pb.environment().putAll(env);
-        Process p = pb.start();
-        p.getOutputStream().close();
-        BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        for (String line; (line = lines.readLine()) != null; ) {
-            Matcher m = LISTENING.matcher(line);
-            if (m.matches()) {
-                daemon(() -> {
-                    try {
-                        lines.transferTo(java.io.Writer.nullWriter());
-                    } catch (IOException ignored) {
-                        // the store is gone
-                    }
-                });
-                return new Store(p, Integer.parseInt(m.group(1)));
-            }
-        }
-        p.destroyForcibly();
-        fail("the store exited before listening: " + Files.readString(stderr));
-        return null;
+        StoreLauncher.Started started = StoreLauncher.start(pb, portFile, Duration.ofSeconds(120), stderr);
+        started.process().getOutputStream().close();
+        return new Store(started.process(), started.port());
     }
 
     /** The executable process {@code pid} runs, as {@code /proc/PID/exe} names it. */

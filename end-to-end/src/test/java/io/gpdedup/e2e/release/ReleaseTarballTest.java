@@ -84,7 +84,7 @@ class ReleaseTarballTest {
         // No JAVA_HOME, no GPDEDUP_JAVA, PATH=/usr/bin:/bin: what COPY ... TO PROGRAM gives a plugin.
         Map<String, String> env = Map.of("HOME", storeHome.toString(), "GPDEDUP_AGENT_DIR", agents.toString());
         try (Release.Store store = Release.startStore(List.of(home.resolve("bin/gpdedup-store").toString(), "serve", "--port", "0",
-                "--metrics-port", "-1"), env, dir.resolve("store.err"))) {
+                "--metrics-port", "-1"), env, dir.resolve("store.err"), dir.resolve("store.port"))) {
             long pid = store.process().pid();
             assertEquals(java, Release.executableOf(pid), "the store does not run on the bundled runtime");
             assertTrue(Release.maps(pid, home.resolve("lib/store.aot")), "the store did not load lib/store.aot");
@@ -148,7 +148,7 @@ class ReleaseTarballTest {
         Path storeHome = Files.createDirectories(dir.resolve("store-home"));
         try (Release.Store store = Release.startStore(List.of(home.resolve("bin/gpdedup-appliance").toString(), "serve", "--port", "0",
                 "--metrics-port", "-1", "--appliance-profile", home.resolve("profiles/seed003.yaml").toString()),
-                Map.of("HOME", storeHome.toString()), dir.resolve("appliance.err"))) {
+                Map.of("HOME", storeHome.toString()), dir.resolve("appliance.err"), dir.resolve("appliance.port"))) {
             assertEquals(home.resolve("runtime/bin/java"), Release.executableOf(store.process().pid()));
         }
     }
