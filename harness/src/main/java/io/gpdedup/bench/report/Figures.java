@@ -7,8 +7,9 @@ import java.util.Locale;
 
 /**
  * How the kit writes a number for a person or a file: never {@code -0.0}, never E-notation, never
- * the binary noise of a double ({@code 67.96000000000001}). Every figure a table, a CSV cell or a
- * spelled-out command line carries goes through here.
+ * the binary noise of a double ({@code 67.96000000000001}). The figures of the model, the live runs
+ * and calibration (tables, CSV cells, spelled-out command lines) go through here; the comparison
+ * report ({@code compare}) still formats its own cells.
  */
 public final class Figures {
     private Figures() {
